@@ -1,0 +1,1 @@
+//! Bridge bundles: the generator, the adapters (fault injectors) and the contract checker.
