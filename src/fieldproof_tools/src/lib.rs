@@ -1,1 +1,6 @@
-//! The fieldproof command: run installed executables as ros2 run does, launch files, and (later) scenarios.
+//! The `fieldproof` command's building blocks.
+//!
+//! - [`ament`]: find installed packages and executables through `AMENT_PREFIX_PATH`, the way
+//!   `ros2 run` and `ros2 pkg prefix` do.
+
+pub mod ament;
