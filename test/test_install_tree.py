@@ -1,0 +1,74 @@
+"""The colcon install tree is what ROS 2 tools (ros2 run, ros2 launch, ros2 pkg) expect."""
+
+import os
+import pathlib
+import subprocess
+import tomllib
+import xml.etree.ElementTree as ET
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+PACKAGES = sorted(p.parent.name for p in (ROOT / "src").glob("*/package.xml"))
+
+
+def declared_binaries(pkg: str) -> list[str]:
+    """The executables a package's Cargo.toml builds ([[bin]] or the default src/main.rs)."""
+    manifest = tomllib.loads((ROOT / "src" / pkg / "Cargo.toml").read_text())
+    bins = [b["name"] for b in manifest.get("bin", [])]
+    if not bins and (ROOT / "src" / pkg / "src" / "main.rs").exists():
+        bins = [manifest["package"]["name"]]
+    bins += [p.stem for p in (ROOT / "src" / pkg / "src" / "bin").glob("*.rs")]
+    return sorted(set(bins))
+
+
+def sourced_env(install_dir: pathlib.Path) -> dict:
+    """The environment after `source install/setup.bash`."""
+    out = subprocess.run(
+        ["bash", "-c", f"source {install_dir}/setup.bash && env -0"],
+        check=True, capture_output=True,
+    ).stdout
+    return dict(kv.split("=", 1) for kv in out.decode().split("\0") if "=" in kv)
+
+
+def test_every_package_is_a_format3_ament_cargo_package():
+    assert PACKAGES, "no package.xml under src/"
+    for pkg in PACKAGES:
+        tree = ET.parse(ROOT / "src" / pkg / "package.xml").getroot()
+        assert tree.get("format") == "3", pkg
+        assert tree.findtext("name") == pkg
+        assert tree.findtext("export/build_type") == "ament_cargo", pkg
+
+
+def test_install_tree_has_markers_manifests_and_executables(install_dir):
+    for pkg in PACKAGES:
+        prefix = install_dir / pkg
+        assert (prefix / "share/ament_index/resource_index/packages" / pkg).is_file(), pkg
+        assert (prefix / "share" / pkg / "package.xml").is_file(), pkg
+        for exe in declared_binaries(pkg):
+            path = prefix / "lib" / pkg / exe
+            assert path.is_file() and os.access(path, os.X_OK), f"{path} missing"
+        launch = ROOT / "src" / pkg / "launch"
+        for f in launch.glob("*") if launch.is_dir() else []:
+            assert (prefix / "share" / pkg / "launch" / f.name).is_file(), f"{pkg}: launch/{f.name}"
+
+
+def test_setup_bash_puts_every_package_on_ament_prefix_path(install_dir):
+    env = sourced_env(install_dir)
+    prefixes = env["AMENT_PREFIX_PATH"].split(":")
+    for pkg in PACKAGES:
+        assert str(install_dir / pkg) in prefixes, pkg
+
+
+def test_fieldproof_exec_resolves_like_ros2_run(install_dir):
+    env = sourced_env(install_dir)
+    fieldproof = install_dir / "fieldproof_tools/lib/fieldproof_tools/fieldproof"
+    listed = subprocess.run([fieldproof, "executables", "fieldproof_tools"], env=env,
+                            check=True, capture_output=True, text=True).stdout
+    assert "fieldproof_tools fieldproof" in listed.splitlines()
+    # exec replaces itself with the installed executable, passing the arguments through.
+    version = subprocess.run([fieldproof, "exec", "fieldproof_tools", "fieldproof", "--version"],
+                             env=env, check=True, capture_output=True, text=True).stdout
+    assert version.startswith("fieldproof ")
+    missing = subprocess.run([fieldproof, "exec", "fieldproof_tools", "no_such_node"], env=env,
+                             capture_output=True, text=True)
+    assert missing.returncode == 1
+    assert "No executable 'no_such_node' found in package 'fieldproof_tools'" in missing.stderr
