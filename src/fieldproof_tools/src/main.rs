@@ -3,13 +3,14 @@
 //! `fieldproof exec <package> <executable> [args...]` runs an installed node exactly as
 //! `ros2 run <package> <executable> [args...]` does on a ROS 2 machine: it resolves the
 //! executable through `AMENT_PREFIX_PATH` and replaces itself with it, passing every argument
-//! (including `--ros-args ...`) unchanged.
+//! (including `--ros-args ...`) unchanged. `fieldproof launch` starts a YAML launch file as
+//! `ros2 launch` does.
 
 use std::os::unix::process::CommandExt;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use fieldproof_tools::ament;
+use fieldproof_tools::{ament, launch};
 
 #[derive(Parser)]
 #[command(
@@ -36,6 +37,16 @@ enum Command {
         /// Prefix the command with another one (e.g. 'gdb -ex run --args'), as `ros2 run --prefix`.
         #[arg(long)]
         prefix: Option<String>,
+    },
+    /// Start a YAML launch file, as `ros2 launch [<package>] <file> [name:=value...]`.
+    ///
+    /// Children that die are reported with their exit code; Ctrl-C stops all of them
+    /// (SIGINT, then SIGTERM, then SIGKILL). Exits 1 if a child failed on its own, 2 if the
+    /// launch file is bad.
+    Launch {
+        /// A launch file path, or a package name followed by a file in its share/<pkg>/launch.
+        #[arg(required = true, num_args = 1..)]
+        words: Vec<String>,
     },
     /// List the executables of an installed package, as `ros2 pkg executables <package>`.
     Executables {
@@ -72,6 +83,7 @@ fn main() -> ExitCode {
             eprintln!("fieldproof exec: cannot run {}: {err}", words[0]);
             ExitCode::from(1)
         }
+        Command::Launch { words } => run_launch(&prefixes, &words),
         Command::Executables { package } => match ament::package_prefix(&prefixes, &package) {
             Ok(prefix) => {
                 for exe in ament::executables(&prefix, &package) {
@@ -81,6 +93,53 @@ fn main() -> ExitCode {
             }
             Err(err) => fail(err),
         },
+    }
+}
+
+/// `fieldproof launch`: resolve the file (path, or package + file), load it, supervise it.
+fn run_launch(prefixes: &[std::path::PathBuf], words: &[String]) -> ExitCode {
+    let (file, arg_words) = match words {
+        [first, second, rest @ ..] if !first.contains(":=") && !second.contains(":=") => {
+            match ament::package_prefix(prefixes, first) {
+                Ok(prefix) => (
+                    prefix.join("share").join(first).join("launch").join(second),
+                    rest,
+                ),
+                Err(err) => return fail(err),
+            }
+        }
+        [first, rest @ ..] => (std::path::PathBuf::from(first), rest),
+        [] => unreachable!("clap requires one word"),
+    };
+    let args = match launch::parse_launch_args(arg_words) {
+        Ok(args) => args,
+        Err(msg) => {
+            eprintln!("fieldproof launch: {msg}");
+            return ExitCode::from(2);
+        }
+    };
+    let specs = match launch::load(&file, &args, prefixes) {
+        Ok(specs) => specs,
+        Err(err) => {
+            eprintln!("fieldproof launch: {err}");
+            return ExitCode::from(2);
+        }
+    };
+    let running = match launch::supervisor::Launch::start(&specs, Default::default()) {
+        Ok(running) => running,
+        Err(_) => return ExitCode::from(1),
+    };
+    let stop = running.stop_flag();
+    for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+        if let Err(err) = signal_hook::flag::register(signal, stop.clone()) {
+            eprintln!("fieldproof launch: cannot handle signal {signal}: {err}");
+        }
+    }
+    let outcome = running.wait();
+    if outcome.failures().next().is_some() {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
     }
 }
 

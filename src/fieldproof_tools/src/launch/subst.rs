@@ -1,0 +1,171 @@
+//! Launch substitutions: `$(var x)`, `$(env NAME [default])`, `$(find-pkg-share pkg)`,
+//! `$(find-pkg-prefix pkg)`, `$(dirname)`, `$(filename)`, as ROS 2's frontend launch files write them.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use super::LaunchError;
+use crate::ament;
+
+/// What substitutions are evaluated against.
+#[derive(Debug, Clone)]
+pub struct Scope {
+    /// Launch configurations (`arg`, `let`).
+    pub vars: BTreeMap<String, String>,
+    /// The launch file being read (for `$(dirname)` and `$(filename)`).
+    pub file: PathBuf,
+    /// Install prefixes (`AMENT_PREFIX_PATH`) for `$(find-pkg-*)`.
+    pub prefixes: Vec<PathBuf>,
+    /// The ROS namespace pushed by enclosing groups.
+    pub namespace: String,
+    /// Environment variables set by `set_env` in this scope.
+    pub env: BTreeMap<String, String>,
+}
+
+impl Scope {
+    /// Evaluate every `$(...)` in `text`. `$$` is not special; nesting is supported.
+    pub fn expand(&self, text: &str) -> Result<String, LaunchError> {
+        let mut out = String::new();
+        let mut rest = text;
+        while let Some(start) = rest.find("$(") {
+            out.push_str(&rest[..start]);
+            let body_start = start + 2;
+            let end =
+                matching_paren(rest, body_start).ok_or_else(|| LaunchError::Substitution {
+                    text: text.to_string(),
+                    reason: "unbalanced parentheses".into(),
+                })?;
+            let inner = self.expand(&rest[body_start..end])?;
+            out.push_str(&self.evaluate(text, inner.trim())?);
+            rest = &rest[end + 1..];
+        }
+        out.push_str(rest);
+        Ok(out)
+    }
+
+    fn evaluate(&self, text: &str, body: &str) -> Result<String, LaunchError> {
+        let mut words = body.split_whitespace();
+        let kind = words.next().unwrap_or_default();
+        let args: Vec<&str> = words.collect();
+        let fail = |reason: String| LaunchError::Substitution {
+            text: text.to_string(),
+            reason,
+        };
+        match (kind, args.as_slice()) {
+            ("var", [name]) => self
+                .vars
+                .get(*name)
+                .cloned()
+                .ok_or_else(|| fail(format!("launch configuration '{name}' is not set"))),
+            ("env", [name]) => self
+                .env_var(name)
+                .ok_or_else(|| fail(format!("environment variable '{name}' is not set"))),
+            ("env", [name, default]) => {
+                Ok(self.env_var(name).unwrap_or_else(|| default.to_string()))
+            }
+            ("find-pkg-share", [pkg]) => Ok(self
+                .package_prefix(pkg)
+                .map_err(|e| fail(e.to_string()))?
+                .join("share")
+                .join(pkg)
+                .display()
+                .to_string()),
+            ("find-pkg-prefix", [pkg]) => Ok(self
+                .package_prefix(pkg)
+                .map_err(|e| fail(e.to_string()))?
+                .display()
+                .to_string()),
+            ("dirname", []) => Ok(self
+                .file
+                .parent()
+                .unwrap_or(Path::new("."))
+                .display()
+                .to_string()),
+            ("filename", []) => Ok(self
+                .file
+                .file_name()
+                .map(|f| f.to_string_lossy().into_owned())
+                .unwrap_or_default()),
+            _ => Err(fail(format!("unsupported substitution '$({body})'"))),
+        }
+    }
+
+    fn env_var(&self, name: &str) -> Option<String> {
+        self.env
+            .get(name)
+            .cloned()
+            .or_else(|| std::env::var(name).ok())
+    }
+
+    fn package_prefix(&self, pkg: &str) -> Result<PathBuf, ament::AmentError> {
+        if self.prefixes.is_empty() {
+            return Err(ament::AmentError::NoPrefixPath);
+        }
+        ament::package_prefix(&self.prefixes, pkg)
+    }
+}
+
+fn matching_paren(text: &str, from: usize) -> Option<usize> {
+    let mut depth = 1;
+    for (i, c) in text[from..].char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(from + i);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scope() -> Scope {
+        Scope {
+            vars: BTreeMap::from([("ns".into(), "ugv1".into()), ("which".into(), "ns".into())]),
+            file: PathBuf::from("/bundles/ugv/bridge.launch.yaml"),
+            prefixes: vec![],
+            namespace: String::new(),
+            env: BTreeMap::from([("FP_SET".into(), "yes".into())]),
+        }
+    }
+
+    #[test]
+    fn expands_vars_env_and_paths() {
+        let s = scope();
+        assert_eq!(s.expand("/$(var ns)/scan").unwrap(), "/ugv1/scan");
+        assert_eq!(s.expand("$(var $(var which))").unwrap(), "ugv1");
+        assert_eq!(s.expand("$(env FP_SET)").unwrap(), "yes");
+        assert_eq!(
+            s.expand("$(env FP_SURELY_UNSET_VAR fallback)").unwrap(),
+            "fallback"
+        );
+        assert_eq!(
+            s.expand("$(dirname)/params.yaml").unwrap(),
+            "/bundles/ugv/params.yaml"
+        );
+        assert_eq!(s.expand("$(filename)").unwrap(), "bridge.launch.yaml");
+    }
+
+    #[test]
+    fn unknown_or_unset_substitutions_are_named() {
+        let s = scope();
+        let err = s.expand("$(var nope)").unwrap_err().to_string();
+        assert!(err.contains("'nope' is not set"), "{err}");
+        let err = s.expand("$(command ls)").unwrap_err().to_string();
+        assert!(
+            err.contains("unsupported substitution '$(command ls)'"),
+            "{err}"
+        );
+        let err = s.expand("$(var ns").unwrap_err().to_string();
+        assert!(err.contains("unbalanced"), "{err}");
+        let err = s.expand("$(find-pkg-share x)").unwrap_err().to_string();
+        assert!(err.contains("AMENT_PREFIX_PATH"), "{err}");
+    }
+}
