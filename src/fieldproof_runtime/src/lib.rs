@@ -1,1 +1,175 @@
-//! The node runtime every fieldproof node uses: ROS 2 context from the environment, --ros-args, declared parameters and their services, clock, QoS, logging, shutdown.
+//! The node runtime every fieldproof node uses: ROS 2 context from the environment,
+//! `--ros-args`, declared parameters and their services, clock, QoS, logging, shutdown.
+//!
+//! Nodes are async code on a `smol` executor:
+//!
+//! ```no_run
+//! use fieldproof_runtime::{msgs::std_msgs, qos, NodeBuilder, Param};
+//!
+//! fn main() -> std::process::ExitCode {
+//!     fieldproof_runtime::main(
+//!         || {
+//!             NodeBuilder::new("relay") // default name; `-r __node:=x` overrides it
+//!                 .param(Param::string("input", "input").description("topic to read").read_only())
+//!                 .param(Param::bool("dropout", false).description("publish nothing while true"))
+//!                 .qos_params(qos::default()) // qos_reliability / qos_durability / qos_depth
+//!         },
+//!         |node| async move {
+//!             let sub = node.subscription::<std_msgs::String>(&node.param_str("input"), node.qos_from_params())?;
+//!             let out = node.publisher::<std_msgs::String>("output", node.qos_from_params())?;
+//!             let dropout = node.watch_bool("dropout"); // follows `ros2 param set`
+//!             loop {
+//!                 let msg = sub.recv().await?;
+//!                 if !dropout.get() {
+//!                     out.publish(msg)?;
+//!                 }
+//!             }
+//!         },
+//!     )
+//! }
+//! ```
+//!
+//! [`main`] parses the command line and environment (bad input: message on stderr, exit
+//! code 2), opens the participant, serves the parameter services and `/clock`, runs the
+//! body until it returns or SIGINT/SIGTERM arrives, then tears down in order (body, tasks,
+//! node, participant) so peers see the node leave. See the crate's README.md.
+
+pub mod args;
+pub mod clock;
+pub mod env;
+pub mod logging;
+pub mod msgs;
+pub mod names;
+mod node;
+pub mod params;
+pub mod qos;
+mod services;
+pub mod value;
+
+use std::future::Future;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use futures::{FutureExt, StreamExt};
+
+pub use clock::{Clock, Timer};
+pub use node::{
+    Client, Node, NodeBuilder, NodeConfig, NodeError, Publisher, Server, StartError, Subscription,
+};
+pub use params::{Param, ParamChange, Watch};
+pub use qos::QosSpec;
+pub use tracing;
+pub use value::{ParamType, ParamValue};
+
+/// The error a node body returns (anything convertible, `?` works on every error type).
+pub type BoxError = Box<dyn std::error::Error + Send + Sync + 'static>;
+
+/// The body's result.
+pub type NodeResult = Result<(), BoxError>;
+
+/// Why [`run`] failed.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    /// Setting up the node on DDS failed.
+    #[error("starting the node: {0}")]
+    Setup(#[from] NodeError),
+    /// The body returned an error.
+    #[error("{0}")]
+    Body(BoxError),
+    /// Signal handling could not be installed.
+    #[error("installing signal handlers: {0}")]
+    Signals(std::io::Error),
+}
+
+/// Resolves the node from the process's arguments and environment and runs it (see
+/// [`run`]). Exit codes: 0 after a normal end or SIGINT/SIGTERM, 2 for bad command-line
+/// arguments, parameters or environment (the message names the culprit), 1 otherwise.
+pub fn main<B, F, Fut>(builder: B, body: F) -> ExitCode
+where
+    B: FnOnce() -> NodeBuilder,
+    F: FnOnce(Node) -> Fut,
+    Fut: Future<Output = NodeResult>,
+{
+    let prog = std::env::args()
+        .next()
+        .map(|p| {
+            std::path::Path::new(&p)
+                .file_name()
+                .map(|f| f.to_string_lossy().into_owned())
+                .unwrap_or(p)
+        })
+        .unwrap_or_else(|| "node".into());
+    let cfg = match builder().resolve_from_process() {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("{prog}: error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    match run(cfg, body) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("{prog}: error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Runs a resolved node: installs logging, opens the participant, starts the parameter
+/// services and the `/clock` follower, runs `body` until it returns, [`Node::shutdown`]
+/// is called or SIGINT/SIGTERM arrives; then drops the body (its publishers and
+/// subscriptions), the runtime's tasks, the node and finally the participant.
+pub fn run<F, Fut>(cfg: NodeConfig, body: F) -> Result<(), RunError>
+where
+    F: FnOnce(Node) -> Fut,
+    Fut: Future<Output = NodeResult>,
+{
+    let rosout_slot = logging::init(cfg.logger_name(), cfg.log_level(), cfg.stderr_logs());
+    // Signals first: a SIGTERM during setup must not kill us with the participant open.
+    let mut signals =
+        async_signal::Signals::new([async_signal::Signal::Int, async_signal::Signal::Term])
+            .map_err(RunError::Signals)?;
+    let node = Node::create(cfg)?;
+    *rosout_slot.lock().unwrap() = Some(node.rosout_writer());
+    let ex = Arc::new(smol::Executor::new());
+    node.set_executor(&ex);
+
+    let outcome = {
+        let services = services::parameter_services(&node)?;
+        let tasks = [
+            ex.spawn(services),
+            ex.spawn(services::clock_follower(node.clone())),
+        ];
+        let r = smol::block_on(ex.run(async {
+            let body = body(node.clone()).fuse();
+            futures::pin_mut!(body);
+            let stop = node.shutdown_requested().fuse();
+            futures::pin_mut!(stop);
+            futures::select! {
+                r = body => r.map_err(RunError::Body),
+                s = signals.next().fuse() => {
+                    tracing::info!("{} received, shutting down", match s {
+                        Some(Ok(async_signal::Signal::Int)) => "SIGINT",
+                        _ => "SIGTERM",
+                    });
+                    Ok(())
+                }
+                _ = stop => Ok(()),
+            }
+        }));
+        drop(tasks);
+        r
+    };
+    // Tasks spawned by the body are cancelled with the executor.
+    drop(ex);
+    *rosout_slot.lock().unwrap() = None;
+    let remaining = Arc::strong_count(&node.inner);
+    if remaining > 1 {
+        tracing::warn!(
+            "{} handle(s) to the node outlive its run; the participant closes when they drop",
+            remaining - 1
+        );
+    }
+    drop(node);
+    outcome
+}

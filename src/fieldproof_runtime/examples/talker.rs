@@ -1,0 +1,56 @@
+//! A talker: publishes `std_msgs/String` on `chatter` at `rate_hz` (in ROS time, so it
+//! follows `/clock` with `use_sim_time:=true`).
+//!
+//! ```text
+//! talker --ros-args -r __node:=my_talker -r __ns:=/robot -p rate_hz:=5.0 -p message:=hi
+//! ros2 param set /robot/my_talker message bye      # takes effect on the next message
+//! ros2 param set /robot/my_talker rate_hz 5000.0   # rejected: out of range
+//! ```
+use fieldproof_runtime::msgs::std_msgs;
+use fieldproof_runtime::{qos, tracing, NodeBuilder, Param};
+
+fn main() -> std::process::ExitCode {
+    fieldproof_runtime::main(
+        || {
+            NodeBuilder::new("talker")
+                .param(
+                    Param::string("topic", "chatter")
+                        .description("topic to publish on")
+                        .read_only(),
+                )
+                .param(Param::string("message", "hello").description("text to publish"))
+                .param(
+                    Param::double("rate_hz", 2.0)
+                        .description("publishing rate in ROS time")
+                        .range(0.1, 1000.0),
+                )
+                .param(Param::bool("enabled", true).description("publish nothing while false"))
+                .qos_params(qos::default())
+        },
+        |node| async move {
+            let publisher = node
+                .publisher::<std_msgs::String>(&node.param_str("topic"), node.qos_from_params())?;
+            let enabled = node.watch_bool("enabled");
+            let rate = node.watch_f64("rate_hz");
+            tracing::info!("publishing on {} at {} Hz", publisher.topic(), rate.get());
+            let mut count = 0u64;
+            loop {
+                let mut period = rate.get();
+                let mut timer = node.timer_hz(period);
+                // recreate the timer when rate_hz changes
+                while rate.get() == period {
+                    timer.tick().await;
+                    if !enabled.get() {
+                        continue;
+                    }
+                    count += 1;
+                    let data = format!("{} {count}", node.param_str("message"));
+                    tracing::info!("Publishing: '{data}'");
+                    publisher.publish(std_msgs::String { data })?;
+                }
+                period = rate.get();
+                tracing::info!("rate changed to {period} Hz");
+            }
+        },
+    )
+}

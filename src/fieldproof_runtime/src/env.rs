@@ -1,0 +1,194 @@
+//! The DDS participant from the ROS 2 environment variables.
+//!
+//! `ros2_client::Context::new()` ignores them, so the participant is built here with
+//! rustdds' `DomainParticipantBuilder` and handed to `Context::from_domain_participant`.
+
+use std::net::{IpAddr, Ipv4Addr};
+
+use ros2_client::Context;
+use rustdds::DomainParticipantBuilder;
+use thiserror::Error;
+
+/// `ROS_AUTOMATIC_DISCOVERY_RANGE`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DiscoveryRange {
+    /// `OFF`: no discovery (rustdds: no interfaces, no same-host loopback announcements).
+    Off,
+    /// `LOCALHOST`: loopback only.
+    Localhost,
+    /// `SUBNET` (the default, also `SYSTEM_DEFAULT` and unset): all interfaces.
+    Subnet,
+}
+
+/// The DDS-related environment of a ROS 2 process.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DdsEnv {
+    /// `ROS_DOMAIN_ID` (default 0).
+    pub domain_id: u16,
+    /// `ROS_AUTOMATIC_DISCOVERY_RANGE` (default `SUBNET`).
+    pub range: DiscoveryRange,
+    /// `ROS_STATIC_PEERS`, `;`-separated.
+    pub static_peers: Vec<String>,
+    /// `RMW_IMPLEMENTATION` asks for Cyclone DDS's service mapping.
+    pub cyclone_services: bool,
+}
+
+/// A ROS environment variable with a value ROS 2 refuses.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[error("environment variable {var}={value:?} is invalid: {reason}")]
+pub struct EnvError {
+    /// The variable.
+    pub var: &'static str,
+    /// Its value.
+    pub value: String,
+    /// Why.
+    pub reason: &'static str,
+}
+
+/// The largest domain id for which the RTPS port formula stays within 16 bits.
+pub const MAX_DOMAIN_ID: u16 = 232;
+
+impl DdsEnv {
+    /// Reads the process environment.
+    pub fn from_process() -> Result<DdsEnv, EnvError> {
+        DdsEnv::from_lookup(|k| std::env::var(k).ok())
+    }
+
+    /// Reads through `get` (for tests).
+    pub fn from_lookup(get: impl Fn(&str) -> Option<String>) -> Result<DdsEnv, EnvError> {
+        let domain_id = match get("ROS_DOMAIN_ID").map(|s| s.trim().to_string()) {
+            None => 0,
+            Some(s) if s.is_empty() => 0,
+            Some(s) => match s.parse::<u16>() {
+                Ok(d) if d <= MAX_DOMAIN_ID => d,
+                _ => {
+                    return Err(EnvError {
+                        var: "ROS_DOMAIN_ID",
+                        value: s,
+                        reason: "must be an integer from 0 to 232",
+                    })
+                }
+            },
+        };
+        let range = match get("ROS_AUTOMATIC_DISCOVERY_RANGE") {
+            None => DiscoveryRange::Subnet,
+            Some(s) => match s.trim().to_ascii_uppercase().as_str() {
+                "" | "SUBNET" | "SYSTEM_DEFAULT" => DiscoveryRange::Subnet,
+                "LOCALHOST" => DiscoveryRange::Localhost,
+                "OFF" => DiscoveryRange::Off,
+                _ => {
+                    return Err(EnvError {
+                        var: "ROS_AUTOMATIC_DISCOVERY_RANGE",
+                        value: s,
+                        reason: "must be SUBNET, LOCALHOST, OFF or SYSTEM_DEFAULT",
+                    })
+                }
+            },
+        };
+        let static_peers = get("ROS_STATIC_PEERS")
+            .map(|s| {
+                s.split(';')
+                    .map(str::trim)
+                    .filter(|p| !p.is_empty())
+                    .map(str::to_string)
+                    .collect()
+            })
+            .unwrap_or_default();
+        let cyclone_services =
+            get("RMW_IMPLEMENTATION").is_some_and(|s| s.trim() == "rmw_cyclonedds_cpp");
+        Ok(DdsEnv {
+            domain_id,
+            range,
+            static_peers,
+            cyclone_services,
+        })
+    }
+
+    /// The participant builder for this environment.
+    pub fn builder(&self) -> DomainParticipantBuilder {
+        let b = DomainParticipantBuilder::new(self.domain_id);
+        match self.range {
+            DiscoveryRange::Subnet => b,
+            DiscoveryRange::Localhost => b.with_only_networks([IpAddr::V4(Ipv4Addr::LOCALHOST)]),
+            DiscoveryRange::Off => b
+                .with_only_networks(Vec::<IpAddr>::new())
+                .same_host_loopback(false),
+        }
+    }
+
+    /// Builds the participant and the ros2-client context over it. Logs a warning for
+    /// `ROS_STATIC_PEERS`, which rustdds cannot honour (it has no initial-peers list; only
+    /// same-host peers are reached through its loopback announcements).
+    pub fn context(&self) -> Result<Context, ros2_client::CreateError> {
+        let remote: Vec<&String> = self
+            .static_peers
+            .iter()
+            .filter(|p| !matches!(p.as_str(), "localhost" | "127.0.0.1" | "::1"))
+            .collect();
+        if !remote.is_empty() {
+            tracing::warn!(
+                "ROS_STATIC_PEERS={:?} is unsupported by rustdds (no initial peers list); ignoring it",
+                remote
+            );
+        }
+        let dp = self.builder().build()?;
+        Context::from_domain_participant(dp)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env(pairs: &[(&str, &str)]) -> Result<DdsEnv, EnvError> {
+        let pairs: Vec<(String, String)> = pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        DdsEnv::from_lookup(|k| pairs.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone()))
+    }
+
+    #[test]
+    fn defaults() {
+        let e = env(&[]).unwrap();
+        assert_eq!(e.domain_id, 0);
+        assert_eq!(e.range, DiscoveryRange::Subnet);
+        assert!(e.static_peers.is_empty());
+        assert!(!e.cyclone_services);
+    }
+
+    #[test]
+    fn values() {
+        let e = env(&[
+            ("ROS_DOMAIN_ID", "42"),
+            ("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST"),
+            ("ROS_STATIC_PEERS", "10.0.0.2; host.example"),
+            ("RMW_IMPLEMENTATION", "rmw_cyclonedds_cpp"),
+        ])
+        .unwrap();
+        assert_eq!(e.domain_id, 42);
+        assert_eq!(e.range, DiscoveryRange::Localhost);
+        assert_eq!(e.static_peers, vec!["10.0.0.2", "host.example"]);
+        assert!(e.cyclone_services);
+        assert_eq!(
+            env(&[("ROS_AUTOMATIC_DISCOVERY_RANGE", "OFF")])
+                .unwrap()
+                .range,
+            DiscoveryRange::Off
+        );
+        assert_eq!(env(&[("ROS_DOMAIN_ID", "")]).unwrap().domain_id, 0);
+    }
+
+    #[test]
+    fn invalid_values_name_the_variable() {
+        for (k, v) in [
+            ("ROS_DOMAIN_ID", "abc"),
+            ("ROS_DOMAIN_ID", "233"),
+            ("ROS_DOMAIN_ID", "-1"),
+            ("ROS_AUTOMATIC_DISCOVERY_RANGE", "EVERYWHERE"),
+        ] {
+            let e = env(&[(k, v)]).unwrap_err().to_string();
+            assert!(e.contains(k) && e.contains(v), "{e}");
+        }
+    }
+}

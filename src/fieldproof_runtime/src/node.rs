@@ -1,0 +1,1005 @@
+//! The node: builder (declarations + command line → [`NodeConfig`]), the running [`Node`]
+//! handle, publishers, subscriptions, services.
+
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, Weak};
+use std::time::Duration;
+
+use event_listener::Event;
+use futures::StreamExt;
+use ros2_client::parameters::raw;
+use ros2_client::{MessageTypeName, Name, NodeName, NodeOptions, ServiceMapping, ServiceTypeName};
+use serde::{de::DeserializeOwned, Deserialize, Serialize};
+use thiserror::Error;
+
+use crate::args::{self, ArgsError, LogLevel, ParamsSection, RemapKind, RosArgs};
+use crate::clock::{Clock, Timer};
+use crate::env::{DdsEnv, EnvError};
+use crate::msgs::RosMessage;
+use crate::names::{self, NameError};
+use crate::params::{Param, ParamChange, ParamError, ParamHook, ParamStore, Watch};
+use crate::qos::{self, QosError, QosSpec};
+use crate::value::ParamValue;
+
+/// Why a node could not start (bad command line, environment, names or parameters).
+/// Node mains exit with code 2 on these.
+#[derive(Debug, Error)]
+pub enum StartError {
+    /// Malformed or unknown `--ros-args`.
+    #[error(transparent)]
+    Args(#[from] ArgsError),
+    /// An invalid node name, namespace or topic name.
+    #[error(transparent)]
+    Name(#[from] NameError),
+    /// A parameter override or declaration that does not fit.
+    #[error(transparent)]
+    Param(#[from] ParamError),
+    /// An invalid QoS parameter value.
+    #[error(transparent)]
+    Qos(#[from] QosError),
+    /// An invalid ROS environment variable.
+    #[error(transparent)]
+    Env(#[from] EnvError),
+    /// A `--params-file` that cannot be read.
+    #[error("--params-file {path}: {reason}")]
+    ParamsFile {
+        /// The file.
+        path: String,
+        /// The I/O or parse error.
+        reason: String,
+    },
+}
+
+/// A DDS-level failure while the node runs (creating an entity, writing, reading).
+#[derive(Debug, Error)]
+pub enum NodeError {
+    /// A name that does not resolve.
+    #[error(transparent)]
+    Name(#[from] NameError),
+    /// A message type name not of the form `package/msg/Name` (or `package/srv/Name`).
+    #[error("invalid type name '{0}': expected package/msg/Name")]
+    TypeName(String),
+    /// Entity creation failed in ros2-client/rustdds.
+    #[error("creating {what} '{name}': {reason}")]
+    Create {
+        /// publisher, subscription, service, client
+        what: &'static str,
+        /// The resolved name.
+        name: String,
+        /// The DDS error.
+        reason: String,
+    },
+    /// Writing failed.
+    #[error("publishing on '{topic}': {reason}")]
+    Write {
+        /// The topic.
+        topic: String,
+        /// The DDS error.
+        reason: String,
+    },
+    /// Reading failed.
+    #[error("receiving on '{topic}': {reason}")]
+    Read {
+        /// The topic.
+        topic: String,
+        /// The DDS error.
+        reason: String,
+    },
+    /// A service call failed.
+    #[error("calling service '{service}': {reason}")]
+    Call {
+        /// The service.
+        service: String,
+        /// The error.
+        reason: String,
+    },
+}
+
+/// Declares a node: default name and namespace, parameters, hooks.
+///
+/// ```no_run
+/// use fieldproof_runtime::{NodeBuilder, Param, qos};
+/// let b = NodeBuilder::new("relay")
+///     .param(Param::string("input", "input").description("topic to read").read_only())
+///     .param(Param::double("max_linear_mps", 0.0).range(0.0, 100.0))
+///     .qos_params(qos::default());
+/// ```
+pub struct NodeBuilder {
+    name: String,
+    namespace: String,
+    params: Vec<Param>,
+    hooks: Vec<ParamHook>,
+    qos_default: Option<QosSpec>,
+    rosout: bool,
+}
+
+impl NodeBuilder {
+    /// A node whose default name is `name` (overridden by `-r __node:=`).
+    pub fn new(name: &str) -> NodeBuilder {
+        NodeBuilder {
+            name: name.to_string(),
+            namespace: "/".to_string(),
+            params: Vec::new(),
+            hooks: Vec::new(),
+            qos_default: None,
+            rosout: true,
+        }
+    }
+
+    /// Default namespace (overridden by `-r __ns:=`).
+    pub fn namespace(mut self, ns: &str) -> NodeBuilder {
+        self.namespace = ns.to_string();
+        self
+    }
+
+    /// Declares a parameter.
+    pub fn param(mut self, p: Param) -> NodeBuilder {
+        self.params.push(p);
+        self
+    }
+
+    /// Declares `qos_reliability` (`reliable`|`best_effort`), `qos_durability`
+    /// (`volatile`|`transient_local`) and `qos_depth` (>= 1), defaulting to `default`;
+    /// read them back with [`Node::qos_from_params`]. They are read-only: a QoS is fixed
+    /// when a publisher or subscription is created.
+    pub fn qos_params(mut self, default: QosSpec) -> NodeBuilder {
+        let (r, d, n) = default.param_strings();
+        self.params.push(
+            Param::string("qos_reliability", r)
+                .description("QoS reliability of the node's topics")
+                .constraints("reliable or best_effort")
+                .read_only(),
+        );
+        self.params.push(
+            Param::string("qos_durability", d)
+                .description("QoS durability of the node's topics")
+                .constraints("volatile or transient_local")
+                .read_only(),
+        );
+        self.params.push(
+            Param::int("qos_depth", n)
+                .description("QoS history depth (keep last) of the node's topics")
+                .range(1.0, 100_000.0)
+                .read_only(),
+        );
+        self.qos_default = Some(default);
+        self
+    }
+
+    /// A hook run before every run-time parameter change (after type/range checks);
+    /// `Err(reason)` rejects the change, which is reported to the caller.
+    pub fn on_set_parameter(
+        mut self,
+        hook: impl Fn(&str, &ParamValue) -> Result<(), String> + Send + Sync + 'static,
+    ) -> NodeBuilder {
+        self.hooks.push(Arc::new(hook));
+        self
+    }
+
+    /// Whether to publish logs on `/rosout` (default true; `--disable-rosout-logs` wins).
+    pub fn rosout(mut self, on: bool) -> NodeBuilder {
+        self.rosout = on;
+        self
+    }
+
+    /// Resolves the node against a command line (with `argv[0]`) and environment lookup:
+    /// ROS arguments, names, parameter overrides. Opens no DDS participant.
+    pub fn resolve<I, S>(
+        self,
+        argv: I,
+        env: impl Fn(&str) -> Option<String>,
+    ) -> Result<NodeConfig, StartError>
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        let (ros, rest) = args::parse(argv)?;
+        names::validate_node_name(&self.name)?;
+        let name = ros
+            .node_name_for(&self.name)
+            .unwrap_or(&self.name)
+            .to_string();
+        let namespace = match ros.namespace_for(&self.name) {
+            Some(ns) => ns.to_string(),
+            None => names::normalize_namespace(&self.namespace)?,
+        };
+        let fqn = names::fully_qualified(&namespace, &name);
+        let mut files = Vec::new();
+        for path in &ros.params_files {
+            let shown = path.display().to_string();
+            let text = read_file(path).map_err(|reason| StartError::ParamsFile {
+                path: shown.clone(),
+                reason,
+            })?;
+            let secs: Vec<ParamsSection> =
+                args::parse_params_file(&text, &shown).map_err(|e| StartError::ParamsFile {
+                    path: shown.clone(),
+                    reason: e.reason,
+                })?;
+            files.push((shown, secs));
+        }
+        let store = ParamStore::new(self.params, self.hooks, &name, &fqn, &ros, &files)?;
+        if self.qos_default.is_some() {
+            qos_from_store(&store)?;
+        }
+        let dds = DdsEnv::from_lookup(env)?;
+        let logger = crate::logging::logger_name(&namespace, &name);
+        let log_level = ros.log_level_for(&logger).unwrap_or(LogLevel::Info);
+        let rosout = ros.rosout_logs.unwrap_or(self.rosout);
+        let stderr = ros.stdout_logs.unwrap_or(true);
+        Ok(NodeConfig {
+            name,
+            namespace,
+            fqn,
+            logger,
+            log_level,
+            rosout,
+            stderr,
+            ros,
+            args: rest,
+            dds,
+            store,
+            has_qos_params: self.qos_default.is_some(),
+        })
+    }
+
+    /// [`Self::resolve`] against the process's arguments and environment.
+    pub fn resolve_from_process(self) -> Result<NodeConfig, StartError> {
+        self.resolve(std::env::args(), |k| std::env::var(k).ok())
+    }
+}
+
+fn read_file(path: &Path) -> Result<String, String> {
+    std::fs::read_to_string(path).map_err(|e| e.to_string())
+}
+
+fn qos_from_store(store: &ParamStore) -> Result<QosSpec, QosError> {
+    let get = |n| store.get(n).unwrap_or(ParamValue::Bool(false));
+    QosSpec::from_param_values(
+        &get("qos_reliability"),
+        &get("qos_durability"),
+        &get("qos_depth"),
+    )
+}
+
+/// A node resolved from its declaration and the command line, not yet on DDS.
+pub struct NodeConfig {
+    name: String,
+    namespace: String,
+    fqn: String,
+    logger: String,
+    log_level: LogLevel,
+    rosout: bool,
+    stderr: bool,
+    ros: RosArgs,
+    args: Vec<String>,
+    dds: DdsEnv,
+    store: ParamStore,
+    has_qos_params: bool,
+}
+
+impl NodeConfig {
+    /// Node name after `-r __node:=`.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+    /// Namespace after `-r __ns:=`.
+    pub fn namespace(&self) -> &str {
+        &self.namespace
+    }
+    /// Fully qualified node name.
+    pub fn fully_qualified_name(&self) -> &str {
+        &self.fqn
+    }
+    /// Current value of a parameter (after overrides).
+    pub fn param(&self, name: &str) -> Option<ParamValue> {
+        self.store.get(name)
+    }
+    /// The non-ROS arguments, `argv[0]` first.
+    pub fn args(&self) -> &[String] {
+        &self.args
+    }
+    /// The parsed ROS arguments.
+    pub fn ros_args(&self) -> &RosArgs {
+        &self.ros
+    }
+    /// The DDS environment.
+    pub fn dds_env(&self) -> &DdsEnv {
+        &self.dds
+    }
+    /// Logger name (`ns.name`).
+    pub fn logger_name(&self) -> &str {
+        &self.logger
+    }
+    /// Effective log level for this node's logger.
+    pub fn log_level(&self) -> LogLevel {
+        self.log_level
+    }
+    /// Whether logs go to stderr.
+    pub fn stderr_logs(&self) -> bool {
+        self.stderr
+    }
+    /// Whether logs go to `/rosout`.
+    pub fn rosout_logs(&self) -> bool {
+        self.rosout
+    }
+}
+
+pub(crate) struct NodeInner {
+    // Field order is drop order: the ros2-client node (announcing its removal) goes
+    // before the context (which drops the participant once nothing else holds it).
+    ros: Mutex<ros2_client::Node>,
+    param_events: ros2_client::Publisher<raw::ParameterEvent>,
+    context: ros2_client::Context,
+    name: String,
+    namespace: String,
+    fqn: String,
+    logger: String,
+    ros_args: RosArgs,
+    args: Vec<String>,
+    pub(crate) params: ParamStore,
+    has_qos_params: bool,
+    clock: Clock,
+    mapping: ServiceMapping,
+    shutdown: AtomicBool,
+    shutdown_event: Event,
+    executor: Mutex<Weak<smol::Executor<'static>>>,
+}
+
+/// A running node; cheap to clone (shared handle).
+#[derive(Clone)]
+pub struct Node {
+    pub(crate) inner: Arc<NodeInner>,
+}
+
+impl std::fmt::Debug for Node {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Node")
+            .field("fqn", &self.inner.fqn)
+            .finish()
+    }
+}
+
+fn create_err(what: &'static str, name: &str, e: impl std::fmt::Display) -> NodeError {
+    NodeError::Create {
+        what,
+        name: name.to_string(),
+        reason: e.to_string(),
+    }
+}
+
+fn split_type(type_name: &str, kind: &str) -> Result<(String, String), NodeError> {
+    let parts: Vec<&str> = type_name.split('/').collect();
+    match parts.as_slice() {
+        [pkg, k, name] if *k == kind && !pkg.is_empty() && !name.is_empty() => {
+            Ok((pkg.to_string(), name.to_string()))
+        }
+        _ => Err(NodeError::TypeName(type_name.to_string())),
+    }
+}
+
+impl Node {
+    /// Puts the node on DDS: participant from the environment, ros2-client node under the
+    /// resolved name and namespace (so `ros_discovery_info` shows them), `/parameter_events`.
+    pub(crate) fn create(cfg: NodeConfig) -> Result<Node, NodeError> {
+        let context = cfg
+            .dds
+            .context()
+            .map_err(|e| create_err("participant", "domain", e))?;
+        let node_name = NodeName::new(&cfg.namespace, &cfg.name)
+            .map_err(|e| create_err("node", &cfg.fqn, e))?;
+        let options = NodeOptions::new()
+            .enable_rosout(cfg.rosout)
+            .start_parameter_services(false);
+        let mut ros = context
+            .new_node(node_name, options)
+            .map_err(|e| create_err("node", &cfg.fqn, e))?;
+        let pe_topic = ros
+            .create_topic(
+                &Name::parse("/parameter_events").expect("valid name"),
+                MessageTypeName::new("rcl_interfaces", "ParameterEvent"),
+                &qos::parameter_events().to_profile(),
+            )
+            .map_err(|e| create_err("publisher", "/parameter_events", e))?;
+        let param_events = ros
+            .create_publisher(&pe_topic, Some(qos::parameter_events().to_profile()))
+            .map_err(|e| create_err("publisher", "/parameter_events", e))?;
+        let use_sim = matches!(cfg.store.get("use_sim_time"), Some(ParamValue::Bool(true)));
+        let clock = Clock::new(use_sim);
+        let mapping = if cfg.dds.cyclone_services {
+            ServiceMapping::Cyclone
+        } else {
+            ServiceMapping::Enhanced
+        };
+        let node = Node {
+            inner: Arc::new(NodeInner {
+                ros: Mutex::new(ros),
+                param_events,
+                context,
+                name: cfg.name,
+                namespace: cfg.namespace,
+                fqn: cfg.fqn,
+                logger: cfg.logger,
+                ros_args: cfg.ros,
+                args: cfg.args,
+                params: cfg.store,
+                has_qos_params: cfg.has_qos_params,
+                clock: clock.clone(),
+                mapping,
+                shutdown: AtomicBool::new(false),
+                shutdown_event: Event::new(),
+                executor: Mutex::new(Weak::new()),
+            }),
+        };
+        let c = clock.clone();
+        node.inner.params.watch(
+            "use_sim_time",
+            Box::new(move |v| c.set_sim(matches!(v, ParamValue::Bool(true)))),
+        );
+        // rclcpp announces declared parameters as new ones
+        let all = node.inner.params.all();
+        node.publish_param_event(
+            all.iter()
+                .map(|(n, v)| raw::Parameter {
+                    name: n.clone(),
+                    value: v.to_raw(),
+                })
+                .collect(),
+            vec![],
+        );
+        Ok(node)
+    }
+
+    pub(crate) fn ros_node(&self) -> std::sync::MutexGuard<'_, ros2_client::Node> {
+        self.inner.ros.lock().unwrap()
+    }
+
+    pub(crate) fn rosout_writer(&self) -> Arc<Option<ros2_client::Publisher<ros2_client::Log>>> {
+        use ros2_client::rosout::RosoutRaw;
+        self.ros_node().rosout_writer()
+    }
+
+    pub(crate) fn set_executor(&self, ex: &Arc<smol::Executor<'static>>) {
+        *self.inner.executor.lock().unwrap() = Arc::downgrade(ex);
+    }
+
+    /// Node name (after `-r __node:=`).
+    pub fn name(&self) -> &str {
+        &self.inner.name
+    }
+    /// Namespace (after `-r __ns:=`).
+    pub fn namespace(&self) -> &str {
+        &self.inner.namespace
+    }
+    /// Fully qualified name (`/ns/name`).
+    pub fn fully_qualified_name(&self) -> &str {
+        &self.inner.fqn
+    }
+    /// Logger name (`ns.name`), shown in log lines.
+    pub fn logger_name(&self) -> &str {
+        &self.inner.logger
+    }
+    /// The non-ROS command-line arguments, `argv[0]` first.
+    pub fn args(&self) -> &[String] {
+        &self.inner.args
+    }
+    /// The parsed ROS arguments.
+    pub fn ros_args(&self) -> &RosArgs {
+        &self.inner.ros_args
+    }
+    /// The DDS domain id.
+    pub fn domain_id(&self) -> u16 {
+        self.inner.context.domain_id()
+    }
+    /// The ros2-client context (escape hatch).
+    pub fn context(&self) -> &ros2_client::Context {
+        &self.inner.context
+    }
+
+    /// Expands and remaps a topic name like rcl (`rcl_node_resolve_name`).
+    pub fn resolve_topic_name(&self, name: &str) -> Result<String, NameError> {
+        let expanded = names::expand(name, &self.inner.name, &self.inner.namespace)?;
+        for r in &self.inner.ros_args.remaps {
+            if let RemapKind::Name { from } = &r.kind {
+                if r.node.as_deref().is_some_and(|n| n != self.inner.name) {
+                    continue;
+                }
+                let from = names::expand(from, &self.inner.name, &self.inner.namespace)?;
+                if from == expanded {
+                    return names::expand(&r.to, &self.inner.name, &self.inner.namespace);
+                }
+            }
+        }
+        Ok(expanded)
+    }
+
+    /// Expands and remaps a service name (same rules as topics).
+    pub fn resolve_service_name(&self, name: &str) -> Result<String, NameError> {
+        self.resolve_topic_name(name)
+    }
+
+    fn topic<M: RosMessage>(
+        &self,
+        what: &'static str,
+        topic: &str,
+        qos: &QosSpec,
+    ) -> Result<(String, rustdds::Topic), NodeError> {
+        let resolved = self.resolve_topic_name(topic)?;
+        let (pkg, ty) = split_type(M::TYPE_NAME, "msg")?;
+        let name = Name::parse(&resolved).map_err(|e| create_err(what, &resolved, e))?;
+        let t = self
+            .ros_node()
+            .create_topic(&name, MessageTypeName::new(&pkg, &ty), &qos.to_profile())
+            .map_err(|e| create_err(what, &resolved, e))?;
+        Ok((resolved, t))
+    }
+
+    /// A publisher on `topic` (resolved and remapped) with `qos`.
+    pub fn publisher<M: RosMessage>(
+        &self,
+        topic: &str,
+        qos: QosSpec,
+    ) -> Result<Publisher<M>, NodeError> {
+        let (resolved, t) = self.topic::<M>("publisher", topic, &qos)?;
+        let inner = self
+            .ros_node()
+            .create_publisher(&t, Some(qos.to_profile()))
+            .map_err(|e| create_err("publisher", &resolved, e))?;
+        Ok(Publisher {
+            inner,
+            topic: resolved,
+        })
+    }
+
+    /// A subscription on `topic` (resolved and remapped) with `qos`.
+    pub fn subscription<M: RosMessage>(
+        &self,
+        topic: &str,
+        qos: QosSpec,
+    ) -> Result<Subscription<M>, NodeError> {
+        let (resolved, t) = self.topic::<M>("subscription", topic, &qos)?;
+        let inner = self
+            .ros_node()
+            .create_subscription(&t, Some(qos.to_profile()))
+            .map_err(|e| create_err("subscription", &resolved, e))?;
+        Ok(Subscription {
+            inner,
+            topic: resolved,
+        })
+    }
+
+    /// A service server for `service` of type `type_name` (`pkg/srv/Name`), with
+    /// ROS 2's service QoS. Serve it with [`Server::serve`].
+    pub fn server<Req, Resp>(
+        &self,
+        service: &str,
+        type_name: &str,
+    ) -> Result<Server<Req, Resp>, NodeError>
+    where
+        Req: Serialize + DeserializeOwned + Clone + Send + 'static,
+        Resp: Serialize + DeserializeOwned + Send + 'static,
+    {
+        self.server_qos(service, type_name, qos::services())
+    }
+
+    pub(crate) fn server_qos<Req, Resp>(
+        &self,
+        service: &str,
+        type_name: &str,
+        q: QosSpec,
+    ) -> Result<Server<Req, Resp>, NodeError>
+    where
+        Req: Serialize + DeserializeOwned + Clone + Send + 'static,
+        Resp: Serialize + DeserializeOwned + Send + 'static,
+    {
+        let resolved = self.resolve_service_name(service)?;
+        let (pkg, ty) = split_type(type_name, "srv")?;
+        let name = Name::parse(&resolved).map_err(|e| create_err("service", &resolved, e))?;
+        let inner = self
+            .ros_node()
+            .create_server::<Wire<Req>, Wire<Resp>>(
+                self.inner.mapping,
+                &name,
+                &ServiceTypeName::new(&pkg, &ty),
+                q.to_profile(),
+                q.to_profile(),
+            )
+            .map_err(|e| create_err("service", &resolved, e))?;
+        Ok(Server {
+            inner,
+            name: resolved,
+        })
+    }
+
+    /// A service client for `service` of type `type_name` (`pkg/srv/Name`).
+    pub fn client<Req, Resp>(
+        &self,
+        service: &str,
+        type_name: &str,
+    ) -> Result<Client<Req, Resp>, NodeError>
+    where
+        Req: Serialize + DeserializeOwned + Clone + Send + 'static,
+        Resp: Serialize + DeserializeOwned + Send + 'static,
+    {
+        let resolved = self.resolve_service_name(service)?;
+        let (pkg, ty) = split_type(type_name, "srv")?;
+        let name = Name::parse(&resolved).map_err(|e| create_err("client", &resolved, e))?;
+        let q = qos::services().to_profile();
+        let inner = self
+            .ros_node()
+            .create_client::<Wire<Req>, Wire<Resp>>(
+                self.inner.mapping,
+                &name,
+                &ServiceTypeName::new(&pkg, &ty),
+                q.clone(),
+                q,
+            )
+            .map_err(|e| create_err("client", &resolved, e))?;
+        Ok(Client {
+            inner,
+            name: resolved,
+        })
+    }
+
+    /// The node's ROS clock (simulation time while `use_sim_time` is true).
+    pub fn clock(&self) -> Clock {
+        self.inner.clock.clone()
+    }
+
+    /// Current ROS time.
+    pub fn now(&self) -> crate::msgs::builtin_interfaces::Time {
+        self.inner.clock.now()
+    }
+
+    /// A timer ticking every `period` of ROS time.
+    pub fn timer(&self, period: Duration) -> Timer {
+        self.inner.clock.timer(period)
+    }
+
+    /// A timer at `hz` ticks per second of ROS time.
+    pub fn timer_hz(&self, hz: f64) -> Timer {
+        self.timer(Duration::from_secs_f64(1.0 / hz))
+    }
+
+    /// Current value of parameter `name`.
+    pub fn param(&self, name: &str) -> Option<ParamValue> {
+        self.inner.params.get(name)
+    }
+
+    fn typed<T>(&self, name: &str, want: &str, f: impl FnOnce(ParamValue) -> Option<T>) -> T {
+        let v = self.param(name);
+        match v.clone().and_then(f) {
+            Some(x) => x,
+            None => panic!("parameter '{name}' is not declared as {want} (value: {v:?})"),
+        }
+    }
+
+    /// A `string` parameter. Panics if `name` is not declared as a string.
+    pub fn param_str(&self, name: &str) -> String {
+        self.typed(name, "string", |v| match v {
+            ParamValue::String(s) => Some(s),
+            _ => None,
+        })
+    }
+    /// A `bool` parameter. Panics if `name` is not declared as a bool.
+    pub fn param_bool(&self, name: &str) -> bool {
+        self.typed(name, "bool", |v| match v {
+            ParamValue::Bool(b) => Some(b),
+            _ => None,
+        })
+    }
+    /// An `integer` parameter. Panics if `name` is not declared as an integer.
+    pub fn param_int(&self, name: &str) -> i64 {
+        self.typed(name, "integer", |v| match v {
+            ParamValue::Integer(i) => Some(i),
+            _ => None,
+        })
+    }
+    /// A `double` parameter. Panics if `name` is not declared as a double.
+    pub fn param_f64(&self, name: &str) -> f64 {
+        self.typed(name, "double", |v| match v {
+            ParamValue::Double(d) => Some(d),
+            _ => None,
+        })
+    }
+    /// A `string_array` parameter. Panics if `name` is not declared as a string array.
+    pub fn param_strings(&self, name: &str) -> Vec<String> {
+        self.typed(name, "string_array", |v| match v {
+            ParamValue::StringArray(s) => Some(s),
+            _ => None,
+        })
+    }
+    /// A `double_array` parameter. Panics if `name` is not declared as a double array.
+    pub fn param_f64s(&self, name: &str) -> Vec<f64> {
+        self.typed(name, "double_array", |v| match v {
+            ParamValue::DoubleArray(s) => Some(s),
+            _ => None,
+        })
+    }
+
+    /// The bool parameter `name`, kept current on every change.
+    pub fn watch_bool(&self, name: &str) -> Watch<bool> {
+        self.inner.params.watch_bool(name)
+    }
+    /// The integer parameter `name`, kept current on every change.
+    pub fn watch_int(&self, name: &str) -> Watch<i64> {
+        self.inner.params.watch_int(name)
+    }
+    /// The double parameter `name`, kept current on every change.
+    pub fn watch_f64(&self, name: &str) -> Watch<f64> {
+        self.inner.params.watch_double(name)
+    }
+    /// Any parameter `name`, kept current on every change (`None` if undeclared).
+    pub fn watch(&self, name: &str) -> Watch<Option<ParamValue>> {
+        self.inner.params.watch_value(name)
+    }
+
+    /// Adds a hook run before every run-time change (after type/range checks);
+    /// `Err(reason)` rejects the change.
+    pub fn on_set_parameter(
+        &self,
+        hook: impl Fn(&str, &ParamValue) -> Result<(), String> + Send + Sync + 'static,
+    ) {
+        self.inner.params.add_hook(Arc::new(hook));
+    }
+
+    /// Calls `f` after each accepted change of parameter `name` (and once now).
+    pub fn on_parameter_changed(
+        &self,
+        name: &str,
+        f: impl Fn(&ParamValue) + Send + Sync + 'static,
+    ) {
+        self.inner.params.watch(name, Box::new(f));
+    }
+
+    /// Sets a parameter as the `set_parameters` service would (validation, hooks,
+    /// `/parameter_events`). `Err` is the reason it was rejected.
+    pub fn set_param(&self, name: &str, value: ParamValue) -> Result<(), String> {
+        let c = self.inner.params.set(name, Some(&value))?;
+        self.publish_changes(&[c]);
+        Ok(())
+    }
+
+    pub(crate) fn publish_changes(&self, changes: &[ParamChange]) {
+        let changed = changes
+            .iter()
+            .map(|c| raw::Parameter {
+                name: c.name.clone(),
+                value: c.value.to_raw(),
+            })
+            .collect();
+        self.publish_param_event(vec![], changed);
+        for c in changes {
+            tracing::debug!("parameter {} set to {}", c.name, c.value);
+        }
+    }
+
+    fn publish_param_event(&self, new: Vec<raw::Parameter>, changed: Vec<raw::Parameter>) {
+        let now = self.inner.clock.now();
+        let ev = raw::ParameterEvent {
+            stamp: ros2_client::builtin_interfaces::Time::new(now.sec, now.nanosec),
+            node: self.inner.fqn.clone(),
+            new_parameters: new,
+            changed_parameters: changed,
+            deleted_parameters: vec![],
+        };
+        if let Err(e) = self.inner.param_events.publish(ev) {
+            tracing::warn!("publishing /parameter_events: {e:?}");
+        }
+    }
+
+    /// The QoS from the `qos_*` parameters. Panics unless the builder called
+    /// [`NodeBuilder::qos_params`].
+    pub fn qos_from_params(&self) -> QosSpec {
+        assert!(
+            self.inner.has_qos_params,
+            "qos_from_params() needs NodeBuilder::qos_params()"
+        );
+        qos_from_store(&self.inner.params).expect("validated at startup")
+    }
+
+    /// Asks the run loop to stop (as a signal would).
+    pub fn shutdown(&self) {
+        self.inner.shutdown.store(true, Ordering::Release);
+        self.inner.shutdown_event.notify(usize::MAX);
+    }
+
+    /// Whether shutdown was requested.
+    pub fn is_shutting_down(&self) -> bool {
+        self.inner.shutdown.load(Ordering::Acquire)
+    }
+
+    /// Resolves when shutdown is requested (by a signal or [`Self::shutdown`]).
+    pub async fn shutdown_requested(&self) {
+        loop {
+            let l = self.inner.shutdown_event.listen();
+            if self.is_shutting_down() {
+                return;
+            }
+            l.await;
+        }
+    }
+
+    /// Spawns a task on the node's executor; it is cancelled when the node shuts down.
+    /// Panics outside [`crate::run`].
+    pub fn spawn<T: Send + 'static>(
+        &self,
+        fut: impl std::future::Future<Output = T> + Send + 'static,
+    ) -> smol::Task<T> {
+        let ex = self
+            .inner
+            .executor
+            .lock()
+            .unwrap()
+            .upgrade()
+            .expect("Node::spawn outside fieldproof_runtime::run");
+        ex.spawn(fut)
+    }
+}
+
+/// Serde-transparent wrapper giving any serde type ros2-client's `Message` marker.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(transparent)]
+pub(crate) struct Wire<T>(pub T);
+impl<T: Serialize + DeserializeOwned> ros2_client::Message for Wire<T> {}
+
+/// A typed publisher.
+pub struct Publisher<M: RosMessage> {
+    inner: ros2_client::Publisher<M>,
+    topic: String,
+}
+
+impl<M: RosMessage> Publisher<M> {
+    /// Publishes (a reliable writer with a full window waits up to 100 ms).
+    pub fn publish(&self, msg: M) -> Result<(), NodeError> {
+        self.inner.publish(msg).map_err(|e| NodeError::Write {
+            topic: self.topic.clone(),
+            reason: e.to_string(),
+        })
+    }
+    /// Publishes, waiting asynchronously for window space.
+    pub async fn publish_async(&self, msg: M) -> Result<(), NodeError> {
+        self.inner
+            .async_publish(msg)
+            .await
+            .map_err(|e| NodeError::Write {
+                topic: self.topic.clone(),
+                reason: e.to_string(),
+            })
+    }
+    /// The resolved topic name.
+    pub fn topic(&self) -> &str {
+        &self.topic
+    }
+    /// The DDS writer GUID.
+    pub fn guid(&self) -> rustdds::GUID {
+        self.inner.guid()
+    }
+}
+
+/// A typed subscription.
+pub struct Subscription<M: RosMessage> {
+    inner: ros2_client::Subscription<M>,
+    topic: String,
+}
+
+impl<M: RosMessage> Subscription<M> {
+    /// Waits for the next message.
+    pub async fn recv(&self) -> Result<M, NodeError> {
+        self.recv_with_info().await.map(|(m, _)| m)
+    }
+    /// Waits for the next message and its DDS metadata.
+    pub async fn recv_with_info(&self) -> Result<(M, ros2_client::MessageInfo), NodeError> {
+        self.inner.async_take().await.map_err(|e| NodeError::Read {
+            topic: self.topic.clone(),
+            reason: e.to_string(),
+        })
+    }
+    /// A message if one is waiting.
+    pub fn try_recv(&self) -> Result<Option<M>, NodeError> {
+        self.inner
+            .take()
+            .map(|o| o.map(|(m, _)| m))
+            .map_err(|e| NodeError::Read {
+                topic: self.topic.clone(),
+                reason: e.to_string(),
+            })
+    }
+    /// The messages as a stream (read errors are logged and skipped).
+    pub fn stream(&self) -> impl futures::Stream<Item = M> + '_ {
+        self.inner.async_stream().filter_map(move |r| {
+            futures::future::ready(match r {
+                Ok((m, _)) => Some(m),
+                Err(e) => {
+                    tracing::warn!("receiving on '{}': {e:?}", self.topic);
+                    None
+                }
+            })
+        })
+    }
+    /// The resolved topic name.
+    pub fn topic(&self) -> &str {
+        &self.topic
+    }
+    /// The DDS reader GUID.
+    pub fn guid(&self) -> rustdds::GUID {
+        self.inner.guid()
+    }
+}
+
+/// A typed service server.
+pub struct Server<Req, Resp>
+where
+    Req: Serialize + DeserializeOwned + Clone + Send + 'static,
+    Resp: Serialize + DeserializeOwned + Send + 'static,
+{
+    inner: ros2_client::Server<Wire<Req>, Wire<Resp>>,
+    name: String,
+}
+
+impl<Req, Resp> Server<Req, Resp>
+where
+    Req: Serialize + DeserializeOwned + Clone + Send + 'static,
+    Resp: Serialize + DeserializeOwned + Send + 'static,
+{
+    /// Answers requests with `handler` until the future is dropped.
+    pub async fn serve(&self, mut handler: impl FnMut(Req) -> Resp) {
+        let stream = self.inner.receive_request_stream();
+        futures::pin_mut!(stream);
+        while let Some(r) = stream.next().await {
+            match r {
+                Ok((id, Wire(req))) => {
+                    let resp = handler(req);
+                    if let Err(e) = self.inner.async_send_response(id, Wire(resp)).await {
+                        tracing::warn!("service '{}': sending response: {e:?}", self.name);
+                    }
+                }
+                Err(e) => tracing::warn!("service '{}': bad request: {e:?}", self.name),
+            }
+        }
+    }
+    /// The resolved service name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+}
+
+/// A typed service client.
+pub struct Client<Req, Resp>
+where
+    Req: Serialize + DeserializeOwned + Clone + Send + 'static,
+    Resp: Serialize + DeserializeOwned + Send + 'static,
+{
+    inner: ros2_client::Client<Wire<Req>, Wire<Resp>>,
+    name: String,
+}
+
+impl<Req, Resp> Client<Req, Resp>
+where
+    Req: Serialize + DeserializeOwned + Clone + Send + 'static,
+    Resp: Serialize + DeserializeOwned + Send + 'static,
+{
+    /// Sends a request and waits for its response (no timeout: race it with a timer).
+    pub async fn call(&self, req: Req) -> Result<Resp, NodeError> {
+        let err = |reason: String| NodeError::Call {
+            service: self.name.clone(),
+            reason,
+        };
+        let id = self
+            .inner
+            .async_send_request(Wire(req))
+            .await
+            .map_err(|e| err(format!("{e:?}")))?;
+        let Wire(resp) = self
+            .inner
+            .async_receive_response(id)
+            .await
+            .map_err(|e| err(format!("{e:?}")))?;
+        Ok(resp)
+    }
+    /// The resolved service name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+}
