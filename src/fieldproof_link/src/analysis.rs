@@ -246,6 +246,9 @@ pub struct Report {
     pub failed: Vec<String>,
 }
 
+/// (cause, profile, from, to, judged_from) of a period before it is measured.
+type Span = (String, String, Option<f64>, Option<f64>, Option<f64>);
+
 /// Splits one link's windows into periods and judges them.
 ///
 /// `windows` of that link, `changes` of that link sorted by time, `start` the timeline's
@@ -260,7 +263,7 @@ pub fn link_periods(
 ) -> Result<LinkReport, ProfileError> {
     let configured = net.configured_name(link).to_string();
     // (cause, profile, from, to, judged_from)
-    let mut spans: Vec<(String, String, Option<f64>, Option<f64>, Option<f64>)> = vec![(
+    let mut spans: Vec<Span> = vec![(
         "configured".into(),
         configured.clone(),
         None,

@@ -4,4 +4,11 @@
 //! The DDS-free core lives here; the binaries under `src/bin` are thin shells.
 
 pub mod analysis;
+pub mod delay;
+pub mod emulator;
+pub mod netns;
 pub mod profile;
+pub mod rng;
+pub mod shaper;
+pub mod sys;
+pub mod tc;

@@ -1,1 +1,289 @@
-fn main() {}
+//! `link_net`: a run's radio links without ROS.
+//!
+//! - `link_net up --run-id R --vehicle ugv1 [--vehicle ugv2] [--profile P | --scenario S]`
+//!   creates the namespaces and links, shapes them and prints one JSON line (`ready`, the
+//!   topology); then takes commands on stdin, one JSON reply a line:
+//!   `set <vehicle> <profile>`, `drop <vehicle> [seconds]`, `restore <vehicle>`,
+//!   `counters <vehicle>`, `status`, `quit`. Ends on `quit`, SIGINT/SIGTERM/SIGHUP or
+//!   `--duration-s`, and removes everything it made.
+//! - `link_net cleanup --run-id R` / `link_net cleanup --stale`: removes a run's leftovers
+//!   (namespaces, links, the processes inside them) / those of every run whose owner died.
+//! - `link_net list`: the runs with namespaces, and whether their owner lives.
+
+use clap::{Parser, Subcommand};
+use fieldproof_link::emulator::EmulatorConfig;
+use fieldproof_link::netns::{self, Backend};
+use fieldproof_link::profile::{presets, Network, NetworkSection, Verify};
+use fieldproof_link::shaper::{unix_now, LinkShaper};
+use fieldproof_link::{sys, tc};
+use serde_json::json;
+use std::io::BufRead;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+#[derive(Parser)]
+#[command(about = "fieldproof radio links without ROS: create, shape, clean up")]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Create a run's links, shape them, take commands on stdin.
+    Up {
+        /// The run id (1 to 12 of [a-z0-9]).
+        #[arg(long)]
+        run_id: String,
+        /// A vehicle (repeat for a fleet).
+        #[arg(long = "vehicle", required = true)]
+        vehicles: Vec<String>,
+        /// Every link's profile (a preset) when no scenario is given.
+        #[arg(long, default_value = "wifi_good")]
+        profile: String,
+        /// A scenario whose `network` section configures the links.
+        #[arg(long)]
+        scenario: Option<PathBuf>,
+        /// Force a backend (default: kernel when sch_netem works, else userspace).
+        #[arg(long, value_enum)]
+        backend: Option<Backend>,
+        /// End after this long.
+        #[arg(long)]
+        duration_s: Option<f64>,
+        /// Keep the namespaces after the end.
+        #[arg(long)]
+        keep: bool,
+        /// Write the applied profile changes here (JSON lines, s from the start).
+        #[arg(long)]
+        events_out: Option<PathBuf>,
+        /// Emulator: spin this long before a release (µs).
+        #[arg(long, default_value_t = 50)]
+        spin_us: u64,
+        /// Emulator: RNG seed.
+        #[arg(long)]
+        seed: Option<u64>,
+    },
+    /// Remove a run's leftovers, or those of every run whose owner is gone.
+    Cleanup {
+        /// The run.
+        #[arg(long, conflicts_with = "stale")]
+        run_id: Option<String>,
+        /// Every run whose owner died.
+        #[arg(long)]
+        stale: bool,
+    },
+    /// List the runs that have namespaces.
+    List,
+}
+
+static STOP: AtomicBool = AtomicBool::new(false);
+
+extern "C" fn on_signal(_: libc::c_int) {
+    STOP.store(true, Ordering::SeqCst);
+}
+
+fn install_signals() {
+    for s in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+        // SAFETY: the handler only stores to an atomic (async-signal-safe).
+        unsafe { libc::signal(s, on_signal as *const () as libc::sighandler_t) };
+    }
+}
+
+fn network(profile: &str, scenario: &Option<PathBuf>) -> Result<Network, String> {
+    let presets = presets();
+    match scenario {
+        Some(p) => {
+            let text = std::fs::read_to_string(p).map_err(|e| format!("{}: {e}", p.display()))?;
+            let v: serde_yaml::Value =
+                serde_yaml::from_str(&text).map_err(|e| format!("{}: {e}", p.display()))?;
+            let sec = v
+                .get("network")
+                .ok_or_else(|| format!("{}: network: missing", p.display()))?;
+            let sec: NetworkSection =
+                serde_yaml::from_value(sec.clone()).map_err(|e| format!("network: {e}"))?;
+            Network::new(sec, &presets, "network").map_err(|e| e.to_string())
+        }
+        None => {
+            let sec = NetworkSection {
+                profile: profile.into(),
+                links: Default::default(),
+                profiles: Default::default(),
+                verify: Verify::Warn,
+            };
+            Network::new(sec, &presets, "--profile").map_err(|e| e.to_string())
+        }
+    }
+}
+
+fn command(shaper: &mut LinkShaper, line: &str) -> (serde_json::Value, bool) {
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let ok = |shaper: &LinkShaper| json!({"ok": true, "in_force": shaper.in_force()});
+    let r = match words.as_slice() {
+        ["set", v, p] => shaper.set(v, p).map(|_| ok(shaper)),
+        ["drop", v] => shaper.drop_link(v, None).map(|_| ok(shaper)),
+        ["drop", v, d] => match d.parse::<f64>() {
+            Ok(d) => shaper.drop_link(v, Some(d)).map(|_| ok(shaper)),
+            Err(_) => {
+                return (
+                    json!({"ok": false, "error": format!("duration_s: '{d}' is not a number")}),
+                    false,
+                )
+            }
+        },
+        ["restore", v] => shaper.restore(v).map(|_| ok(shaper)),
+        ["counters", v] => shaper
+            .counters(v)
+            .map(|c| json!({"ok": true, "counters": c})),
+        ["status"] => {
+            Ok(json!({"ok": true, "in_force": shaper.in_force(), "events": shaper.events()}))
+        }
+        ["quit"] => return (json!({"ok": true, "quit": true}), true),
+        _ => {
+            return (
+                json!({"ok": false, "error": format!("unknown command '{line}' (set, drop, restore, counters, status, quit)")}),
+                false,
+            )
+        }
+    };
+    match r {
+        Ok(v) => (v, false),
+        Err(e) => (json!({"ok": false, "error": e.to_string()}), false),
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn up(
+    run_id: String,
+    vehicles: Vec<String>,
+    profile: String,
+    scenario: Option<PathBuf>,
+    backend: Option<Backend>,
+    duration_s: Option<f64>,
+    keep: bool,
+    events_out: Option<PathBuf>,
+    spin_us: u64,
+    seed: Option<u64>,
+) -> Result<ExitCode, String> {
+    install_signals();
+    let net = network(&profile, &scenario)?;
+    let backend = tc::select_backend(backend);
+    let epoch = unix_now();
+    let cfg = EmulatorConfig {
+        spin_ns: spin_us * 1000,
+        seed,
+    };
+    let mut shaper = LinkShaper::start(&run_id, &vehicles, net, backend, cfg, epoch)
+        .map_err(|e| e.to_string())?;
+    shaper.keep(keep);
+    println!(
+        "{}",
+        json!({"ready": true, "epoch": epoch, "topology": shaper.topology(), "in_force": shaper.in_force()})
+    );
+    let (tx, rx) = mpsc::channel::<String>();
+    std::thread::spawn(move || {
+        for line in std::io::stdin().lock().lines() {
+            let Ok(l) = line else { break };
+            if tx.send(l).is_err() {
+                break;
+            }
+        }
+    });
+    let started = Instant::now();
+    loop {
+        if STOP.load(Ordering::SeqCst)
+            || duration_s.is_some_and(|d| started.elapsed().as_secs_f64() >= d)
+        {
+            break;
+        }
+        if let Ok(line) = rx.recv_timeout(Duration::from_millis(50)) {
+            if line.trim().is_empty() {
+                continue;
+            }
+            let (reply, quit) = command(&mut shaper, line.trim());
+            println!("{reply}");
+            if quit {
+                break;
+            }
+        }
+        if let Err(e) = shaper.tick() {
+            eprintln!("link_net: restoring a timed drop: {e}");
+        }
+    }
+    if let Some(p) = events_out {
+        let text: String = shaper
+            .events()
+            .iter()
+            .map(|c| serde_json::to_string(c).expect("serializes") + "\n")
+            .collect();
+        std::fs::write(&p, text).map_err(|e| format!("{}: {e}", p.display()))?;
+    }
+    drop(shaper);
+    Ok(ExitCode::SUCCESS)
+}
+
+fn run(cli: Cli) -> Result<ExitCode, String> {
+    match cli.cmd {
+        Cmd::Up {
+            run_id,
+            vehicles,
+            profile,
+            scenario,
+            backend,
+            duration_s,
+            keep,
+            events_out,
+            spin_us,
+            seed,
+        } => up(
+            run_id, vehicles, profile, scenario, backend, duration_s, keep, events_out, spin_us,
+            seed,
+        ),
+        Cmd::Cleanup {
+            run_id: Some(r), ..
+        } => {
+            let removed = netns::cleanup_run(&r).map_err(|e| e.to_string())?;
+            println!("{}", json!({"removed": removed}));
+            Ok(ExitCode::SUCCESS)
+        }
+        Cmd::Cleanup {
+            run_id: None,
+            stale: true,
+        } => {
+            let removed = netns::cleanup_stale().map_err(|e| e.to_string())?;
+            println!("{}", json!({"removed": removed}));
+            Ok(ExitCode::SUCCESS)
+        }
+        Cmd::Cleanup { .. } => Err("cleanup: give --run-id RUN or --stale".into()),
+        Cmd::List => {
+            let mut runs: Vec<String> = netns::list_namespaces()
+                .iter()
+                .filter_map(|n| netns::run_of(n).map(String::from))
+                .collect();
+            runs.dedup();
+            for r in runs {
+                let owner = netns::read_label(&r);
+                let alive = owner
+                    .as_ref()
+                    .is_some_and(|l| sys::process_alive(l.owner_pid, l.owner_start));
+                println!(
+                    "{}",
+                    json!({"run_id": r, "namespaces": netns::namespaces_of(&r), "owner": owner.map(|l| l.owner_pid), "owner_alive": alive})
+                );
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    match run(Cli::parse()) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("link_net: {e}");
+            ExitCode::from(2)
+        }
+    }
+}

@@ -1,0 +1,553 @@
+//! The run's network namespaces: one per vehicle, a radio namespace (the ground station's)
+//! and one link per vehicle between them, all named after the run id and always removed.
+//!
+//! ```text
+//!  fp-<run>-v-<vehicle>          fp-<run>-l-<vehicle> (userspace backend)      fp-<run>-radio
+//!  radio0 198.18.1.<i>/16 ══ veh ⇄ emulator ⇄ gnd ══ lnk<i> ─┐
+//!                                                           ├─ bridge `radio` 198.18.0.1/16
+//!  (kernel backend: radio0 ══ lnk<i> directly, netem on radio0 + ifb)                    ┘
+//! ```
+//!
+//! The radio namespace is one Ethernet segment (a bridge), as the earlier Docker radio
+//! network was: multicast discovery reaches every member, and vehicle-to-vehicle traffic
+//! crosses the sender's link and the receiver's. Addresses come from 198.18.0.0/15
+//! (RFC 2544, set aside for benchmarking), used only inside these namespaces.
+//!
+//! Every run writes a label file `/run/fieldproof-link/<run>.json` (owner pid and start
+//! time, namespaces) before creating anything; [`cleanup_stale`] removes the namespaces of
+//! every run whose owner is gone, [`cleanup_run`] those of one run.
+
+use crate::sys::{self, SysError};
+use serde::{Deserialize, Serialize};
+use std::net::Ipv4Addr;
+use std::path::PathBuf;
+use thiserror::Error;
+
+/// Directory of the runs' label files.
+pub const LABEL_DIR: &str = "/run/fieldproof-link";
+/// Name prefix of every namespace this module creates.
+pub const PREFIX: &str = "fp-";
+/// The vehicle's radio interface.
+pub const VEHICLE_IF: &str = "radio0";
+/// The ground station's bridge in the radio namespace.
+pub const RADIO_BRIDGE: &str = "radio";
+/// Vehicle-side interface in a link namespace.
+pub const LINK_VEHICLE_IF: &str = "veh";
+/// Ground-side interface in a link namespace.
+pub const LINK_GROUND_IF: &str = "gnd";
+/// The ground station's address.
+pub const GROUND_ADDR: Ipv4Addr = Ipv4Addr::new(198, 18, 0, 1);
+/// Most vehicles a run may have (the address plan's limit).
+pub const MAX_VEHICLES: usize = 250;
+
+/// A topology that cannot be created or removed.
+#[derive(Debug, Error)]
+pub enum NetnsError {
+    /// A bad run id or vehicle name.
+    #[error("{field}: '{value}' {message}")]
+    Invalid {
+        /// `run_id` or `vehicles[i]`.
+        field: String,
+        /// The value.
+        value: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// Leftovers of the same run id.
+    #[error("run_id: '{0}' already has namespaces ({1}); remove them with `link_net cleanup --run-id {0}`")]
+    Exists(String, String),
+    /// A system operation.
+    #[error(transparent)]
+    Sys(#[from] SysError),
+}
+
+/// How links are shaped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum Backend {
+    /// Kernel netem in the vehicle namespace (radio0 egress, ifb for ingress).
+    Kernel,
+    /// The userspace emulator in a link namespace between the vehicle and the radio.
+    Userspace,
+}
+
+/// Checks a run id: 1 to 12 of `[a-z0-9]`.
+pub fn validate_run_id(id: &str) -> Result<(), NetnsError> {
+    if (1..=12).contains(&id.len())
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+    {
+        Ok(())
+    } else {
+        Err(NetnsError::Invalid {
+            field: "run_id".into(),
+            value: id.into(),
+            message: "must be 1 to 12 of [a-z0-9]".into(),
+        })
+    }
+}
+
+/// Checks a vehicle name: 1 to 32 of `[a-z0-9_]`, starting with a letter.
+pub fn validate_vehicle(field: &str, name: &str) -> Result<(), NetnsError> {
+    let ok = (1..=32).contains(&name.len())
+        && name.as_bytes()[0].is_ascii_lowercase()
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_');
+    if ok {
+        Ok(())
+    } else {
+        Err(NetnsError::Invalid {
+            field: field.into(),
+            value: name.into(),
+            message: "must be 1 to 32 of [a-z0-9_], starting with a letter".into(),
+        })
+    }
+}
+
+/// Namespace of the ground station.
+pub fn radio_ns(run: &str) -> String {
+    format!("{PREFIX}{run}-radio")
+}
+
+/// Namespace of a vehicle.
+pub fn vehicle_ns(run: &str, vehicle: &str) -> String {
+    format!("{PREFIX}{run}-v-{vehicle}")
+}
+
+/// Namespace of a vehicle's link (userspace backend).
+pub fn link_ns(run: &str, vehicle: &str) -> String {
+    format!("{PREFIX}{run}-l-{vehicle}")
+}
+
+/// Run id of a namespace this module named, if it is one.
+pub fn run_of(ns: &str) -> Option<&str> {
+    let rest = ns.strip_prefix(PREFIX)?;
+    let (run, kind) = rest.split_once('-')?;
+    (validate_run_id(run).is_ok()
+        && (kind == "radio" || kind.starts_with("v-") || kind.starts_with("l-")))
+    .then_some(run)
+}
+
+/// The address of the `index`-th vehicle (1-based).
+pub fn vehicle_addr(index: usize) -> Ipv4Addr {
+    Ipv4Addr::new(198, 18, 1, index as u8)
+}
+
+/// The label file of a run.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Label {
+    /// The run id.
+    pub run_id: String,
+    /// The process that owns the run's namespaces.
+    pub owner_pid: u32,
+    /// Its start time (clock ticks), against pid reuse.
+    pub owner_start: Option<u64>,
+    /// The namespaces the run creates.
+    pub namespaces: Vec<String>,
+}
+
+fn label_path(run: &str) -> PathBuf {
+    PathBuf::from(LABEL_DIR).join(format!("{run}.json"))
+}
+
+/// Reads a run's label file.
+pub fn read_label(run: &str) -> Option<Label> {
+    serde_json::from_str(&std::fs::read_to_string(label_path(run)).ok()?).ok()
+}
+
+/// Every namespace (of anyone) under `/run/netns`.
+pub fn list_namespaces() -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir("/run/netns")
+        .map(|d| {
+            d.filter_map(|e| e.ok()?.file_name().into_string().ok())
+                .collect()
+        })
+        .unwrap_or_default();
+    v.sort();
+    v
+}
+
+/// The namespaces of run `run`.
+pub fn namespaces_of(run: &str) -> Vec<String> {
+    list_namespaces()
+        .into_iter()
+        .filter(|n| run_of(n) == Some(run))
+        .collect()
+}
+
+/// One vehicle's link.
+#[derive(Debug, Clone, Serialize)]
+pub struct VehicleLink {
+    /// The vehicle.
+    pub vehicle: String,
+    /// 1-based index (address and radio port).
+    pub index: usize,
+    /// The vehicle's namespace.
+    pub ns: String,
+    /// The link namespace (userspace backend).
+    pub link_ns: Option<String>,
+    /// The vehicle's radio address.
+    pub addr: Ipv4Addr,
+    /// The link's port on the radio bridge.
+    pub radio_port: String,
+}
+
+/// A run's namespaces and links; dropping it removes them.
+#[derive(Debug, Serialize)]
+pub struct Topology {
+    /// The run id.
+    pub run_id: String,
+    /// The ground station's namespace.
+    pub radio_ns: String,
+    /// The ground station's address.
+    pub ground_addr: Ipv4Addr,
+    /// The links, in vehicle order.
+    pub links: Vec<VehicleLink>,
+    /// How links are shaped.
+    pub backend: Backend,
+    /// Keep everything when dropped (`--keep`).
+    #[serde(skip)]
+    pub keep: bool,
+}
+
+impl Topology {
+    /// Creates the run's namespaces and links. On error everything created is removed.
+    pub fn create(
+        run_id: &str,
+        vehicles: &[String],
+        backend: Backend,
+    ) -> Result<Topology, NetnsError> {
+        validate_run_id(run_id)?;
+        if vehicles.is_empty() || vehicles.len() > MAX_VEHICLES {
+            return Err(NetnsError::Invalid {
+                field: "vehicles".into(),
+                value: vehicles.len().to_string(),
+                message: format!("must be 1 to {MAX_VEHICLES} vehicles"),
+            });
+        }
+        for (i, v) in vehicles.iter().enumerate() {
+            validate_vehicle(&format!("vehicles[{i}]"), v)?;
+            if vehicles[..i].contains(v) {
+                return Err(NetnsError::Invalid {
+                    field: format!("vehicles[{i}]"),
+                    value: v.clone(),
+                    message: "is listed twice".into(),
+                });
+            }
+        }
+        let existing = namespaces_of(run_id);
+        if !existing.is_empty() {
+            return Err(NetnsError::Exists(run_id.into(), existing.join(", ")));
+        }
+        let links: Vec<VehicleLink> = vehicles
+            .iter()
+            .enumerate()
+            .map(|(i, v)| VehicleLink {
+                vehicle: v.clone(),
+                index: i + 1,
+                ns: vehicle_ns(run_id, v),
+                link_ns: (backend == Backend::Userspace).then(|| link_ns(run_id, v)),
+                addr: vehicle_addr(i + 1),
+                radio_port: format!("lnk{}", i + 1),
+            })
+            .collect();
+        let topo = Topology {
+            run_id: run_id.into(),
+            radio_ns: radio_ns(run_id),
+            ground_addr: GROUND_ADDR,
+            links,
+            backend,
+            keep: false,
+        };
+        let mut namespaces = vec![topo.radio_ns.clone()];
+        for l in &topo.links {
+            namespaces.push(l.ns.clone());
+            namespaces.extend(l.link_ns.clone());
+        }
+        let label = Label {
+            run_id: run_id.into(),
+            owner_pid: std::process::id(),
+            owner_start: sys::process_start_ticks(std::process::id()),
+            namespaces,
+        };
+        std::fs::create_dir_all(LABEL_DIR).map_err(|e| SysError::Io {
+            what: format!("mkdir {LABEL_DIR}"),
+            source: e,
+        })?;
+        std::fs::write(
+            label_path(run_id),
+            serde_json::to_string(&label).expect("label serializes"),
+        )
+        .map_err(|e| SysError::Io {
+            what: format!("write label of {run_id}"),
+            source: e,
+        })?;
+        // From here on, Drop removes whatever was made.
+        topo.build()?;
+        Ok(topo)
+    }
+
+    fn build(&self) -> Result<(), NetnsError> {
+        let r = &self.radio_ns;
+        add_ns(r)?;
+        sys::ip(&[
+            "-n",
+            r,
+            "link",
+            "add",
+            RADIO_BRIDGE,
+            "type",
+            "bridge",
+            "stp_state",
+            "0",
+            "forward_delay",
+            "0",
+        ])?;
+        sys::ip(&[
+            "-n",
+            r,
+            "addr",
+            "add",
+            &format!("{GROUND_ADDR}/16"),
+            "dev",
+            RADIO_BRIDGE,
+        ])?;
+        sys::ip(&["-n", r, "link", "set", RADIO_BRIDGE, "up"])?;
+        sys::ip(&["-n", r, "route", "add", "224.0.0.0/4", "dev", RADIO_BRIDGE])?;
+        // Unprivileged ICMP echo sockets for the ground station.
+        sys::in_netns(r, || {
+            sys::write_sysctl("net.ipv4.ping_group_range", "0 2147483647")
+        })?;
+        for l in &self.links {
+            add_ns(&l.ns)?;
+            if let Some(lns) = &l.link_ns {
+                add_ns(lns)?;
+            }
+            let peer_ns = l.link_ns.as_deref().unwrap_or(r);
+            let peer_if = if l.link_ns.is_some() {
+                LINK_VEHICLE_IF
+            } else {
+                l.radio_port.as_str()
+            };
+            sys::ip(&[
+                "-n", &l.ns, "link", "add", VEHICLE_IF, "type", "veth", "peer", "name", peer_if,
+                "netns", peer_ns,
+            ])?;
+            if let Some(lns) = &l.link_ns {
+                sys::ip(&[
+                    "-n",
+                    lns,
+                    "link",
+                    "add",
+                    LINK_GROUND_IF,
+                    "type",
+                    "veth",
+                    "peer",
+                    "name",
+                    &l.radio_port,
+                    "netns",
+                    r,
+                ])?;
+                for ifname in [LINK_VEHICLE_IF, LINK_GROUND_IF] {
+                    sys::ip(&["-n", lns, "link", "set", ifname, "promisc", "on", "up"])?;
+                }
+                sys::in_netns(lns, || {
+                    sys::write_sysctl("net.ipv6.conf.all.disable_ipv6", "1")
+                })?;
+            }
+            sys::ip(&[
+                "-n",
+                r,
+                "link",
+                "set",
+                &l.radio_port,
+                "master",
+                RADIO_BRIDGE,
+                "up",
+            ])?;
+            sys::ip(&[
+                "-n",
+                &l.ns,
+                "addr",
+                "add",
+                &format!("{}/16", l.addr),
+                "dev",
+                VEHICLE_IF,
+            ])?;
+            sys::ip(&["-n", &l.ns, "link", "set", VEHICLE_IF, "up"])?;
+            sys::ip(&[
+                "-n",
+                &l.ns,
+                "route",
+                "add",
+                "224.0.0.0/4",
+                "dev",
+                VEHICLE_IF,
+            ])?;
+            if l.link_ns.is_some() {
+                // Frames entering the emulator must be complete (checksums, no TSO/GSO).
+                sys::in_netns(&l.ns, || sys::disable_offloads(VEHICLE_IF))?;
+                let port = l.radio_port.clone();
+                sys::in_netns(r, move || sys::disable_offloads(&port))?;
+            }
+        }
+        self.write_hosts()?;
+        Ok(())
+    }
+
+    /// `/etc/netns/<ns>/hosts` for every namespace: `ip netns exec` shows it as
+    /// `/etc/hosts`, so vehicles and the ground resolve each other by name.
+    fn write_hosts(&self) -> Result<(), NetnsError> {
+        let mut hosts = format!("127.0.0.1 localhost\n{} ground\n", self.ground_addr);
+        for l in &self.links {
+            hosts.push_str(&format!("{} {}\n", l.addr, l.vehicle));
+        }
+        let mut names = vec![self.radio_ns.clone()];
+        names.extend(self.links.iter().map(|l| l.ns.clone()));
+        for ns in names {
+            let dir = PathBuf::from("/etc/netns").join(&ns);
+            std::fs::create_dir_all(&dir).map_err(|e| SysError::Io {
+                what: format!("mkdir {}", dir.display()),
+                source: e,
+            })?;
+            std::fs::write(dir.join("hosts"), &hosts).map_err(|e| SysError::Io {
+                what: format!("write {}/hosts", dir.display()),
+                source: e,
+            })?;
+        }
+        Ok(())
+    }
+
+    /// The link of `vehicle`.
+    pub fn link(&self, vehicle: &str) -> Option<&VehicleLink> {
+        self.links.iter().find(|l| l.vehicle == vehicle)
+    }
+
+    /// Removes everything of the run now (also done on drop).
+    pub fn remove(&self) -> Result<Vec<String>, NetnsError> {
+        cleanup_run(&self.run_id)
+    }
+}
+
+impl Drop for Topology {
+    fn drop(&mut self) {
+        if !self.keep {
+            if let Err(e) = cleanup_run(&self.run_id) {
+                eprintln!("fieldproof_link: removing run {}: {e}", self.run_id);
+            }
+        }
+    }
+}
+
+fn add_ns(ns: &str) -> Result<(), NetnsError> {
+    sys::ip(&["netns", "add", ns])?;
+    sys::ip(&["-n", ns, "link", "set", "lo", "up"])?;
+    Ok(())
+}
+
+/// Removes every namespace of run `run` (killing the processes left inside them), its
+/// hosts files and its label. Returns the namespaces removed.
+pub fn cleanup_run(run: &str) -> Result<Vec<String>, NetnsError> {
+    validate_run_id(run)?;
+    let me = std::process::id();
+    let mut removed = Vec::new();
+    let mut first_err = None;
+    for ns in namespaces_of(run) {
+        // A process left inside keeps the namespace (and its links) alive.
+        if let Ok(pids) = sys::ip(&["netns", "pids", &ns]) {
+            for pid in pids
+                .split_whitespace()
+                .filter_map(|p| p.parse::<i32>().ok())
+            {
+                if pid as u32 != me {
+                    // SAFETY: kill(2) on a pid inside the run's own namespace.
+                    unsafe { libc::kill(pid, libc::SIGKILL) };
+                }
+            }
+        }
+        match sys::ip(&["netns", "del", &ns]) {
+            Ok(_) => removed.push(ns.clone()),
+            Err(e) => {
+                first_err.get_or_insert(e);
+            }
+        }
+        let _ = std::fs::remove_dir_all(PathBuf::from("/etc/netns").join(&ns));
+    }
+    let _ = std::fs::remove_file(label_path(run));
+    match first_err {
+        Some(e) => Err(e.into()),
+        None => Ok(removed),
+    }
+}
+
+/// Runs with namespaces whose owner is gone (or that have no label).
+pub fn stale_runs() -> Vec<String> {
+    let mut runs: Vec<String> = list_namespaces()
+        .iter()
+        .filter_map(|n| run_of(n).map(str::to_string))
+        .collect();
+    if let Ok(d) = std::fs::read_dir(LABEL_DIR) {
+        runs.extend(d.filter_map(|e| {
+            e.ok()?
+                .file_name()
+                .into_string()
+                .ok()?
+                .strip_suffix(".json")
+                .map(str::to_string)
+        }));
+    }
+    runs.sort();
+    runs.dedup();
+    runs.retain(|r| match read_label(r) {
+        Some(l) => !sys::process_alive(l.owner_pid, l.owner_start),
+        None => true,
+    });
+    runs
+}
+
+/// Removes every stale run; returns the namespaces removed.
+pub fn cleanup_stale() -> Result<Vec<String>, NetnsError> {
+    let mut all = Vec::new();
+    for r in stale_runs() {
+        all.extend(cleanup_run(&r)?);
+    }
+    Ok(all)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_carry_the_run_id() {
+        assert_eq!(radio_ns("ab12"), "fp-ab12-radio");
+        assert_eq!(vehicle_ns("ab12", "ugv1"), "fp-ab12-v-ugv1");
+        assert_eq!(link_ns("ab12", "ugv_2"), "fp-ab12-l-ugv_2");
+        assert_eq!(run_of("fp-ab12-v-ugv1"), Some("ab12"));
+        assert_eq!(run_of("fp-ab12-radio"), Some("ab12"));
+        assert_eq!(run_of("fp-ab12-other"), None);
+        assert_eq!(run_of("someone-else"), None);
+        assert_eq!(run_of("fp-AB-radio"), None);
+        assert_eq!(vehicle_addr(3), Ipv4Addr::new(198, 18, 1, 3));
+    }
+
+    #[test]
+    fn run_ids_and_vehicles_are_validated() {
+        assert!(validate_run_id("r1").is_ok());
+        for bad in ["", "UP", "a-b", "0123456789abc", "a b"] {
+            let e = validate_run_id(bad).unwrap_err().to_string();
+            assert!(e.starts_with("run_id: '"), "{e}");
+        }
+        assert!(validate_vehicle("v", "ugv_1").is_ok());
+        assert_eq!(
+            validate_vehicle("vehicles[0]", "1ugv")
+                .unwrap_err()
+                .to_string(),
+            "vehicles[0]: '1ugv' must be 1 to 32 of [a-z0-9_], starting with a letter"
+        );
+        let e = Topology::create("r1", &["a".into(), "a".into()], Backend::Userspace).unwrap_err();
+        assert_eq!(e.to_string(), "vehicles[1]: 'a' is listed twice");
+    }
+}
