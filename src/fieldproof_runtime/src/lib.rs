@@ -38,7 +38,6 @@ pub mod args;
 pub mod clock;
 pub mod env;
 pub mod logging;
-pub mod msgs;
 pub mod names;
 mod node;
 pub mod params;
@@ -53,6 +52,8 @@ use std::sync::Arc;
 use futures::{FutureExt, StreamExt};
 
 pub use clock::{Clock, Timer};
+/// The message types (`fieldproof_msgs`), re-exported.
+pub use fieldproof_msgs as msgs;
 pub use node::{
     Client, Node, NodeBuilder, NodeConfig, NodeError, Publisher, Server, StartError, Subscription,
 };
