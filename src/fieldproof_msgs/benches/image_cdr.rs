@@ -1,6 +1,15 @@
 //! CDR encode/decode of camera-size `sensor_msgs/Image`s: this crate's `Image` (whose `data` goes
 //! through `serde_bytes`, one memcpy) against the same struct with serde's default
-//! element-by-element `Vec<u8>`. Run with `cargo bench -p fieldproof_msgs`.
+//! element-by-element `Vec<u8>`. Run with `cargo bench -p fieldproof_msgs --bench image_cdr`.
+//!
+//! Measured on the 2-core dev machine (median, warm cache), 2026-12-02:
+//!
+//! | image | serialize serde_bytes | serialize per element | deserialize serde_bytes | deserialize per element |
+//! |---|---|---|---|---|
+//! | 640x480 rgb8 (921,600 B) | 20 us | 774 us | 20 us | 1028 us |
+//! | 2048x1024 mono8 (2 MiB) | 44 us | 1746 us | 44 us | 2327 us |
+//!
+//! The bytes are identical either way (asserted below); `serde_bytes` is ~40-50x faster.
 
 use std::time::{Duration, Instant};
 

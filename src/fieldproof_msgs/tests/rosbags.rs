@@ -16,7 +16,8 @@ use support::{all_samples, hex, unhex, SAMPLES_PER_TYPE};
 const SEED: u64 = 0x00f1_e1d9_2026;
 
 fn workspace_root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+    root.canonicalize().unwrap_or(root)
 }
 
 fn python() -> PathBuf {
