@@ -66,6 +66,24 @@ pub trait MaybeStamped {
 ///
 /// Works for any well-formed `pkg/msg|srv|action/Name`, not only the types of this crate.
 pub fn dds_type_name(ros_type: &str) -> Result<String, MsgError> {
+    let (package, kind, name) = parse_type_name(ros_type)?;
+    Ok(format!("{package}::{kind}::dds_::{name}_"))
+}
+
+/// "sensor_msgs/msg/Imu" -> `("sensor_msgs", "Imu")`, the arguments of ros2-client's
+/// `MessageTypeName::new(package, name)`. Only `msg` types (ros2-client's prefix).
+pub fn split_type_name(ros_type: &str) -> Result<(&str, &str), MsgError> {
+    match parse_type_name(ros_type)? {
+        (package, "msg", name) => Ok((package, name)),
+        _ => Err(MsgError::BadTypeName {
+            name: ros_type.to_owned(),
+            reason: "not a message type (`package/msg/Name`)",
+        }),
+    }
+}
+
+/// Splits and validates `package/msg|srv|action/Name`.
+fn parse_type_name(ros_type: &str) -> Result<(&str, &str, &str), MsgError> {
     let bad = |reason| MsgError::BadTypeName {
         name: ros_type.to_owned(),
         reason,
@@ -87,7 +105,7 @@ pub fn dds_type_name(ros_type: &str) -> Result<String, MsgError> {
             "package and name must be non-empty identifiers [A-Za-z0-9_]",
         ));
     }
-    Ok(format!("{package}::{kind}::dds_::{name}_"))
+    Ok((package, kind, name))
 }
 
 /// Implements [`RosMessage`] and [`MaybeStamped`] (and, with `stamped`, [`Stamped`] through the
@@ -167,6 +185,16 @@ mod tests {
                 "{bad}"
             );
         }
+    }
+
+    #[test]
+    fn split_names() {
+        assert_eq!(
+            split_type_name("nav_msgs/msg/Odometry").unwrap(),
+            ("nav_msgs", "Odometry")
+        );
+        assert!(split_type_name("std_srvs/srv/Trigger").is_err());
+        assert!(split_type_name("nav_msgs/Odometry").is_err());
     }
 
     #[test]
