@@ -1,0 +1,122 @@
+//! Helpers of the root integration tests: unique run ids, ping and iperf3 inside the run's
+//! namespaces (only addresses inside them are targeted).
+
+#![allow(dead_code)]
+
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+/// Whether we may create namespaces (root with `ip netns`); the tests need it.
+pub fn require_root() {
+    // SAFETY: geteuid has no preconditions.
+    let uid = unsafe { libc::geteuid() };
+    assert_eq!(
+        uid, 0,
+        "these tests create network namespaces and need root (CI runs as root)"
+    );
+}
+
+/// A run id unique to this process and `tag` (≤ 12 of [a-z0-9]).
+pub fn run_id(tag: &str) -> String {
+    let id = format!("t{}{}", std::process::id() % 100_000, tag);
+    assert!(id.len() <= 12, "{id}");
+    id
+}
+
+/// Round trips (ms) and counts of a ping run.
+#[derive(Debug)]
+pub struct PingResult {
+    /// Echo requests sent.
+    pub sent: usize,
+    /// Round trips of the replies.
+    pub rtts: Vec<f64>,
+}
+
+impl PingResult {
+    /// Mean round trip.
+    pub fn mean(&self) -> f64 {
+        self.rtts.iter().sum::<f64>() / self.rtts.len().max(1) as f64
+    }
+
+    /// Sample standard deviation of the round trips.
+    pub fn sd(&self) -> f64 {
+        let m = self.mean();
+        let n = self.rtts.len() as f64;
+        (self.rtts.iter().map(|r| (r - m).powi(2)).sum::<f64>() / (n - 1.0).max(1.0)).sqrt()
+    }
+}
+
+/// `ping` from namespace `ns` to `addr`: `count` echoes of 16 bytes every `interval_s`.
+pub fn ping(ns: &str, addr: &str, count: usize, interval_s: f64) -> PingResult {
+    let out = Command::new("ip")
+        .args(["netns", "exec", ns, "ping", "-n", "-s", "16", "-W", "2"])
+        .args([
+            "-c",
+            &count.to_string(),
+            "-i",
+            &interval_s.to_string(),
+            addr,
+        ])
+        .output()
+        .expect("ping runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let rtts = text
+        .lines()
+        .filter_map(|l| l.split("time=").nth(1))
+        .filter_map(|t| t.trim_end_matches(" ms").trim().parse::<f64>().ok())
+        .collect();
+    PingResult { sent: count, rtts }
+}
+
+/// Receiver-side UDP throughput (bit/s) of `iperf3 -u` from `client_ns` to the server in
+/// `server_ns` at `server_addr`, offering `offered_bps` for `secs`; `reverse` sends the
+/// other way (server to client).
+pub fn iperf_udp(
+    server_ns: &str,
+    server_addr: &str,
+    client_ns: &str,
+    offered_bps: f64,
+    secs: u32,
+    reverse: bool,
+) -> f64 {
+    let mut server = Command::new("ip")
+        .args([
+            "netns", "exec", server_ns, "iperf3", "-s", "-1", "-p", "5201",
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("iperf3 server starts");
+    std::thread::sleep(Duration::from_millis(300));
+    let mut args = vec![
+        "netns".to_string(),
+        "exec".into(),
+        client_ns.into(),
+        "iperf3".into(),
+        "-c".into(),
+        server_addr.into(),
+        "-p".into(),
+        "5201".into(),
+        "-u".into(),
+        "-l".into(),
+        "1200".into(),
+        "-b".into(),
+        format!("{}", offered_bps as u64),
+        "-t".into(),
+        secs.to_string(),
+        "-J".into(),
+    ];
+    if reverse {
+        args.push("-R".into());
+    }
+    let out = Command::new("ip")
+        .args(&args)
+        .output()
+        .expect("iperf3 client runs");
+    let _ = server.kill();
+    let _ = server.wait();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("iperf3 -J prints JSON");
+    v["end"]["sum_received"]["bits_per_second"]
+        .as_f64()
+        .unwrap_or_else(|| panic!("no sum_received: {v}"))
+}
