@@ -32,13 +32,13 @@ fn main() -> std::process::ExitCode {
                 .publisher::<std_msgs::String>(&node.param_str("topic"), node.qos_from_params())?;
             let enabled = node.watch_bool("enabled");
             let rate = node.watch_f64("rate_hz");
-            tracing::info!("publishing on {} at {} Hz", publisher.topic(), rate.get());
             let mut count = 0u64;
             loop {
-                let mut period = rate.get();
-                let mut timer = node.timer_hz(period);
-                // recreate the timer when rate_hz changes
-                while rate.get() == period {
+                let hz = rate.get();
+                let mut timer = node.timer_hz(hz);
+                tracing::info!("publishing on {} at {hz} Hz", publisher.topic());
+                // a new timer when rate_hz changes
+                while rate.get() == hz {
                     timer.tick().await;
                     if !enabled.get() {
                         continue;
@@ -48,8 +48,6 @@ fn main() -> std::process::ExitCode {
                     tracing::info!("Publishing: '{data}'");
                     publisher.publish(std_msgs::String { data })?;
                 }
-                period = rate.get();
-                tracing::info!("rate changed to {period} Hz");
             }
         },
     )

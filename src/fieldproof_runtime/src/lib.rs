@@ -37,6 +37,7 @@
 pub mod args;
 pub mod clock;
 pub mod env;
+pub mod graph;
 pub mod logging;
 pub mod names;
 mod node;
@@ -137,7 +138,14 @@ where
 
     let outcome = {
         let services = services::parameter_services(&node)?;
+        let graph_source = node.inner.graph_source.lock().unwrap().take();
+        let graph = node.inner.graph.clone();
         let tasks = [
+            ex.spawn(async move {
+                if let Some((listener, reader)) = graph_source {
+                    graph.follow(listener, reader).await
+                }
+            }),
             ex.spawn(services),
             ex.spawn(services::clock_follower(node.clone())),
         ];

@@ -16,6 +16,7 @@ use thiserror::Error;
 use crate::args::{self, ArgsError, LogLevel, ParamsSection, RemapKind, RosArgs};
 use crate::clock::{Clock, Timer};
 use crate::env::{DdsEnv, EnvError};
+use crate::graph::{Graph, NodeInfo};
 use crate::msgs::RosMessage;
 use crate::names::{self, NameError};
 use crate::params::{Param, ParamChange, ParamError, ParamHook, ParamStore, Watch};
@@ -345,7 +346,17 @@ pub(crate) struct NodeInner {
     shutdown: AtomicBool,
     shutdown_event: Event,
     executor: Mutex<Weak<smol::Executor<'static>>>,
+    pub(crate) graph: Arc<Graph>,
+    pub(crate) graph_source: Mutex<Option<GraphSource>>,
 }
+
+pub(crate) type GraphSource = (
+    rustdds::DomainParticipantStatusListener,
+    rustdds::no_key::SimpleDataReader<
+        ros2_client::entities_info::ParticipantEntitiesInfo,
+        rustdds::CDRDeserializerAdapter<ros2_client::entities_info::ParticipantEntitiesInfo>,
+    >,
+);
 
 /// A running node; cheap to clone (shared handle).
 #[derive(Clone)]
@@ -387,6 +398,11 @@ impl Node {
             .dds
             .context()
             .map_err(|e| create_err("participant", "domain", e))?;
+        // Listen to the participant before any entity exists, so no match is missed.
+        let dp = context.domain_participant();
+        let listener = dp.status_listener();
+        let disc = Graph::discovery_reader(&dp)
+            .map_err(|e| create_err("subscription", "ros_discovery_info", e))?;
         let node_name = NodeName::new(&cfg.namespace, &cfg.name)
             .map_err(|e| create_err("node", &cfg.fqn, e))?;
         let options = NodeOptions::new()
@@ -430,6 +446,8 @@ impl Node {
                 shutdown: AtomicBool::new(false),
                 shutdown_event: Event::new(),
                 executor: Mutex::new(Weak::new()),
+                graph: Arc::new(Graph::default()),
+                graph_source: Mutex::new(Some((listener, disc))),
             }),
         };
         let c = clock.clone();
@@ -549,6 +567,7 @@ impl Node {
         Ok(Publisher {
             inner,
             topic: resolved,
+            graph: self.inner.graph.clone(),
         })
     }
 
@@ -566,6 +585,7 @@ impl Node {
         Ok(Subscription {
             inner,
             topic: resolved,
+            graph: self.inner.graph.clone(),
         })
     }
 
@@ -799,6 +819,27 @@ impl Node {
         qos_from_store(&self.inner.params).expect("validated at startup")
     }
 
+    /// The ROS nodes currently in the graph (from `ros_discovery_info`), this one included.
+    pub fn nodes(&self) -> Vec<NodeInfo> {
+        self.inner.graph.nodes()
+    }
+
+    /// Waits until a node with fully qualified name `fqn` is in the graph.
+    pub async fn wait_for_node(&self, fqn: &str) {
+        self.inner
+            .graph
+            .wait(|g| g.nodes().iter().any(|n| n.fully_qualified_name() == fqn))
+            .await
+    }
+
+    /// Waits until no node with fully qualified name `fqn` is in the graph.
+    pub async fn wait_for_node_gone(&self, fqn: &str) {
+        self.inner
+            .graph
+            .wait(|g| g.nodes().iter().all(|n| n.fully_qualified_name() != fqn))
+            .await
+    }
+
     /// Asks the run loop to stop (as a signal would).
     pub fn shutdown(&self) {
         self.inner.shutdown.store(true, Ordering::Release);
@@ -848,6 +889,7 @@ impl<T: Serialize + DeserializeOwned> ros2_client::Message for Wire<T> {}
 pub struct Publisher<M: RosMessage> {
     inner: ros2_client::Publisher<M>,
     topic: String,
+    graph: Arc<Graph>,
 }
 
 impl<M: RosMessage> Publisher<M> {
@@ -876,12 +918,22 @@ impl<M: RosMessage> Publisher<M> {
     pub fn guid(&self) -> rustdds::GUID {
         self.inner.guid()
     }
+    /// How many subscriptions are matched (any participant, this one included).
+    pub fn subscription_count(&self) -> usize {
+        self.graph.subscription_count(self.guid())
+    }
+    /// Waits until at least `n` subscriptions are matched.
+    pub async fn wait_for_subscriptions(&self, n: usize) {
+        let g = self.guid();
+        self.graph.wait(|gr| gr.subscription_count(g) >= n).await
+    }
 }
 
 /// A typed subscription.
 pub struct Subscription<M: RosMessage> {
     inner: ros2_client::Subscription<M>,
     topic: String,
+    graph: Arc<Graph>,
 }
 
 impl<M: RosMessage> Subscription<M> {
@@ -925,6 +977,15 @@ impl<M: RosMessage> Subscription<M> {
     /// The DDS reader GUID.
     pub fn guid(&self) -> rustdds::GUID {
         self.inner.guid()
+    }
+    /// How many publishers are matched.
+    pub fn publisher_count(&self) -> usize {
+        self.graph.publisher_count(self.guid())
+    }
+    /// Waits until at least `n` publishers are matched.
+    pub async fn wait_for_publishers(&self, n: usize) {
+        let g = self.guid();
+        self.graph.wait(|gr| gr.publisher_count(g) >= n).await
     }
 }
 

@@ -1,0 +1,192 @@
+//! Helpers for the process-level tests: start example nodes, read their logs, and act as
+//! a DDS peer (a fieldproof node in the test process) in a private ROS domain.
+#![allow(dead_code)]
+
+use std::future::Future;
+use std::io::{BufRead, BufReader};
+use std::path::PathBuf;
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use fieldproof_runtime::{Node, NodeBuilder, NodeResult};
+use futures::FutureExt;
+
+/// Every DDS participant must live in a project-made network namespace.
+pub fn require_netns() {
+    assert_eq!(
+        std::env::var("FIELDPROOF_IN_NETNS").as_deref(),
+        Ok("1"),
+        "these tests open DDS participants: run them as `scripts/netns-run cargo test -p fieldproof_runtime`"
+    );
+}
+
+/// Path of an example binary built next to this test (`target/<profile>/examples/<name>`).
+pub fn example(name: &str) -> PathBuf {
+    let exe = std::env::current_exe().expect("test executable path");
+    let profile_dir = exe
+        .parent()
+        .and_then(|deps| deps.parent())
+        .expect("target/<profile>/deps");
+    let p = profile_dir.join("examples").join(name);
+    assert!(
+        p.exists(),
+        "{} not built (cargo test builds examples)",
+        p.display()
+    );
+    p
+}
+
+/// A node process with its stderr collected line by line.
+pub struct Proc {
+    child: Child,
+    lines: Arc<Mutex<Vec<String>>>,
+}
+
+impl Proc {
+    /// Starts `example` with `args` in ROS domain `domain`.
+    pub fn start(example_name: &str, domain: u16, args: &[&str]) -> Proc {
+        require_netns();
+        let mut child = Command::new(example(example_name))
+            .args(args)
+            .env("ROS_DOMAIN_ID", domain.to_string())
+            .env_remove("ROS_AUTOMATIC_DISCOVERY_RANGE")
+            .env_remove("RMW_IMPLEMENTATION")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn example");
+        let lines = Arc::new(Mutex::new(Vec::new()));
+        let l = lines.clone();
+        let stderr = child.stderr.take().unwrap();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines() {
+                let Ok(line) = line else { break };
+                eprintln!("  [child] {line}");
+                l.lock().unwrap().push(line);
+            }
+        });
+        Proc { child, lines }
+    }
+
+    /// All stderr lines so far.
+    pub fn lines(&self) -> Vec<String> {
+        self.lines.lock().unwrap().clone()
+    }
+
+    /// Lines containing `needle`.
+    pub fn count(&self, needle: &str) -> usize {
+        self.lines().iter().filter(|l| l.contains(needle)).count()
+    }
+
+    /// Waits (async, polling every 20 ms) for a line containing `needle`.
+    pub async fn wait_line(&self, needle: &str, timeout: Duration) -> String {
+        let end = Instant::now() + timeout;
+        loop {
+            if let Some(l) = self.lines().into_iter().find(|l| l.contains(needle)) {
+                return l;
+            }
+            assert!(
+                Instant::now() < end,
+                "no line containing {needle:?} within {timeout:?}; got: {:#?}",
+                self.lines()
+            );
+            async_io::Timer::after(Duration::from_millis(20)).await;
+        }
+    }
+
+    /// Sends a signal by name (`TERM`, `INT`).
+    pub fn signal(&self, sig: &str) {
+        let st = Command::new("kill")
+            .arg(format!("-{sig}"))
+            .arg(self.child.id().to_string())
+            .status()
+            .expect("kill");
+        assert!(st.success());
+    }
+
+    /// Waits for exit (blocking), up to `timeout`.
+    pub fn wait_exit(&mut self, timeout: Duration) -> ExitStatus {
+        let end = Instant::now() + timeout;
+        loop {
+            if let Some(st) = self.child.try_wait().expect("try_wait") {
+                // let the reader thread drain the pipe
+                std::thread::sleep(Duration::from_millis(50));
+                return st;
+            }
+            assert!(
+                Instant::now() < end,
+                "process still running after {timeout:?}"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// Async variant of [`Self::wait_exit`].
+    pub async fn wait_exit_async(&mut self, timeout: Duration) -> ExitStatus {
+        let end = Instant::now() + timeout;
+        loop {
+            if let Some(st) = self.child.try_wait().expect("try_wait") {
+                async_io::Timer::after(Duration::from_millis(50)).await;
+                return st;
+            }
+            assert!(
+                Instant::now() < end,
+                "process still running after {timeout:?}"
+            );
+            async_io::Timer::after(Duration::from_millis(20)).await;
+        }
+    }
+}
+
+impl Drop for Proc {
+    fn drop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+/// Runs a node (name `name`) in this process, on ROS domain `domain`, with `body`.
+pub fn peer<F, Fut>(name: &str, domain: u16, body: F)
+where
+    F: FnOnce(Node) -> Fut,
+    Fut: Future<Output = NodeResult>,
+{
+    require_netns();
+    let d = domain.to_string();
+    let cfg = NodeBuilder::new(name)
+        .resolve(["peer"], |k| (k == "ROS_DOMAIN_ID").then(|| d.clone()))
+        .expect("peer config");
+    fieldproof_runtime::run(cfg, body).expect("peer run");
+}
+
+/// `fut`, or `None` after `d`.
+pub async fn timeout<T>(d: Duration, fut: impl Future<Output = T>) -> Option<T> {
+    futures::select! {
+        v = fut.fuse() => Some(v),
+        _ = FutureExt::fuse(async_io::Timer::after(d)) => None,
+    }
+}
+
+/// Calls a service, resending every `each` until a response arrives (a request sent
+/// before discovery matched the service is lost), at most `tries` times.
+pub async fn call<Req, Resp>(
+    client: &fieldproof_runtime::Client<Req, Resp>,
+    req: Req,
+    each: Duration,
+    tries: usize,
+) -> Resp
+where
+    Req: serde::Serialize + serde::de::DeserializeOwned + Clone + Send + 'static,
+    Resp: serde::Serialize + serde::de::DeserializeOwned + Send + 'static,
+{
+    for _ in 0..tries {
+        if let Some(r) = timeout(each, client.call(req.clone())).await {
+            return r.expect("service call");
+        }
+    }
+    panic!("no response from {} after {tries} tries", client.name());
+}

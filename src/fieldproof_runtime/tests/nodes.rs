@@ -1,0 +1,420 @@
+//! Process-level tests: example nodes started as processes, driven over DDS by a peer
+//! node in the test process. Each test uses its own ROS domain. Run inside the project's
+//! network namespace: `scripts/netns-run cargo test -p fieldproof_runtime`.
+
+mod common;
+
+use std::time::Duration;
+
+use common::{call, peer, timeout, Proc};
+use fieldproof_runtime::msgs::builtin_interfaces::Time;
+use fieldproof_runtime::msgs::rosgraph_msgs::Clock;
+use fieldproof_runtime::msgs::std_msgs;
+use fieldproof_runtime::{qos, ParamValue};
+use ros2_client::parameters::raw;
+use ros2_client::rcl_interfaces::{
+    DescribeParametersRequest, DescribeParametersResponse, GetParametersRequest,
+    GetParametersResponse, ListParametersRequest, ListParametersResponse,
+    SetParametersAtomicallyResponse, SetParametersRequest, SetParametersResponse,
+};
+
+const LONG: Duration = Duration::from_secs(20);
+
+fn get_values(names: &[&str]) -> GetParametersRequest {
+    GetParametersRequest {
+        names: names.iter().map(|s| s.to_string()).collect(),
+    }
+}
+
+fn set_req(params: &[(&str, ParamValue)]) -> SetParametersRequest {
+    SetParametersRequest {
+        parameter: params
+            .iter()
+            .map(|(n, v)| raw::Parameter {
+                name: n.to_string(),
+                value: v.to_raw(),
+            })
+            .collect(),
+    }
+}
+
+fn values(r: &GetParametersResponse) -> Vec<Option<ParamValue>> {
+    r.values.iter().map(ParamValue::from_raw).collect()
+}
+
+#[test]
+fn malformed_ros_args_exit_2_naming_the_argument() {
+    for (args, needle) in [
+        (vec!["--ros-args", "--bogus"], "--bogus"),
+        (vec!["--ros-args", "-r", "nocolon"], "nocolon"),
+        (vec!["--ros-args", "-r", "__ns:=relative"], "__ns:=relative"),
+        (vec!["--ros-args", "-p"], "-p"),
+        (vec!["--ros-args", "-p", "rate_hz:=fast"], "rate_hz"),
+        (vec!["--ros-args", "-p", "rate_hz:=5000.0"], "rate_hz"),
+        (
+            vec!["--ros-args", "--params-file", "/nonexistent.yaml"],
+            "/nonexistent.yaml",
+        ),
+        (vec!["--ros-args", "--log-level", "loud"], "loud"),
+    ] {
+        let mut p = Proc::start("talker", 90, &args);
+        let st = p.wait_exit(LONG);
+        assert_eq!(st.code(), Some(2), "{args:?}: {st:?}");
+        let lines = p.lines();
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.contains("error") && l.contains(needle)),
+            "{args:?}: stderr does not name {needle:?}: {lines:#?}"
+        );
+    }
+}
+
+#[test]
+fn names_and_parameters_come_from_the_command_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("params.yaml");
+    std::fs::write(
+        &file,
+        "/**:\n  ros__parameters:\n    message: from_wildcard\n    rate_hz: 4.0\n    qos_reliability: best_effort\n\
+         /y/x:\n  ros__parameters:\n    message: from_file\n    rate_hz: 5.0\n",
+    )
+    .unwrap();
+    let proc = Proc::start(
+        "talker",
+        91,
+        &[
+            "--ros-args",
+            "-r",
+            "__node:=x",
+            "-r",
+            "__ns:=/y",
+            "-p",
+            "rate_hz:=3.0",
+            "--params-file",
+            file.to_str().unwrap(),
+            "-p",
+            "qos_depth:=7",
+        ],
+    );
+    peer("names_peer", 91, |node| async move {
+        // the node is in the graph under its remapped name and namespace
+        timeout(LONG, node.wait_for_node("/y/x"))
+            .await
+            .expect("/y/x never appeared in ros_discovery_info");
+        let get = node.client::<GetParametersRequest, GetParametersResponse>(
+            "/y/x/get_parameters",
+            "rcl_interfaces/srv/GetParameters",
+        )?;
+        let r = call(
+            &get,
+            get_values(&[
+                "message",
+                "rate_hz",
+                "qos_reliability",
+                "qos_depth",
+                "topic",
+                "nope",
+            ]),
+            Duration::from_secs(1),
+            20,
+        )
+        .await;
+        assert_eq!(
+            values(&r),
+            vec![
+                Some(ParamValue::String("from_file".into())), // node section beats /**
+                Some(ParamValue::Double(3.0)),                // -p beats the file
+                Some(ParamValue::String("best_effort".into())), // /** beats the default
+                Some(ParamValue::Integer(7)),
+                Some(ParamValue::String("chatter".into())),
+                None, // undeclared: NOT_SET
+            ]
+        );
+        let list = node.client::<ListParametersRequest, ListParametersResponse>(
+            "/y/x/list_parameters",
+            "rcl_interfaces/srv/ListParameters",
+        )?;
+        let l = call(
+            &list,
+            ListParametersRequest {
+                prefixes: vec![],
+                depth: 0,
+            },
+            Duration::from_secs(1),
+            20,
+        )
+        .await;
+        for n in ["message", "rate_hz", "qos_reliability", "use_sim_time"] {
+            assert!(l.result.names.iter().any(|x| x == n), "{n} not listed");
+        }
+        let describe = node.client::<DescribeParametersRequest, DescribeParametersResponse>(
+            "/y/x/describe_parameters",
+            "rcl_interfaces/srv/DescribeParameters",
+        )?;
+        let d = call(
+            &describe,
+            DescribeParametersRequest {
+                names: vec!["rate_hz".into(), "topic".into()],
+            },
+            Duration::from_secs(1),
+            20,
+        )
+        .await;
+        assert_eq!(d.values[0].description, "publishing rate in ROS time");
+        assert_eq!(d.values[0].r#type, 3);
+        assert_eq!(d.values[0].floating_point_range[0].from_value, 0.1);
+        assert_eq!(d.values[0].floating_point_range[0].to_value, 1000.0);
+        assert!(d.values[1].read_only);
+        // the publisher is on the namespaced topic, best effort, with the file's message
+        let sub = node.subscription::<std_msgs::String>("/y/chatter", qos::sensor_data())?;
+        let m = timeout(LONG, sub.recv())
+            .await
+            .expect("no message on /y/chatter")?;
+        assert!(m.data.starts_with("from_file "), "{m:?}");
+        Ok(())
+    });
+    // logs carry the remapped logger name
+    assert!(
+        proc.count("[y.x]: publishing on /y/chatter at 3 Hz") == 1,
+        "{:#?}",
+        proc.lines()
+    );
+}
+
+#[test]
+fn set_parameters_takes_effect_and_bad_values_are_rejected() {
+    let proc = Proc::start(
+        "talker",
+        92,
+        &["--ros-args", "-r", "__node:=setter", "-p", "rate_hz:=20.0"],
+    );
+    peer("set_peer", 92, |node| async move {
+        timeout(LONG, node.wait_for_node("/setter"))
+            .await
+            .expect("/setter never appeared");
+        let set = node.client::<SetParametersRequest, SetParametersResponse>(
+            "/setter/set_parameters",
+            "rcl_interfaces/srv/SetParameters",
+        )?;
+        let get = node.client::<GetParametersRequest, GetParametersResponse>(
+            "/setter/get_parameters",
+            "rcl_interfaces/srv/GetParameters",
+        )?;
+        let events =
+            node.subscription::<ParamEvent>("/parameter_events", qos::parameter_events())?;
+        let chatter = node.subscription::<std_msgs::String>("/chatter", qos::default())?;
+        let each = Duration::from_secs(1);
+
+        // a good value: accepted, announced, and the node uses it. The event subscription
+        // is new and volatile: until discovery matched it an event can pass it by, so set
+        // (the same value) again until one arrives.
+        let mut ev = None;
+        for _ in 0..20 {
+            let r = call(
+                &set,
+                set_req(&[("message", ParamValue::String("changed".into()))]),
+                each,
+                20,
+            )
+            .await;
+            assert!(r.results[0].successful, "{:?}", r.results);
+            ev = timeout(each, async {
+                loop {
+                    let e = events.recv().await.unwrap();
+                    if e.node == "/setter"
+                        && e.changed_parameters.iter().any(|p| p.name == "message")
+                    {
+                        return e;
+                    }
+                }
+            })
+            .await;
+            if ev.is_some() {
+                break;
+            }
+        }
+        let ev = ev.expect("no /parameter_events for message");
+        assert_eq!(
+            ParamValue::from_raw(&ev.changed_parameters[0].value),
+            Some(ParamValue::String("changed".into()))
+        );
+        timeout(LONG, async {
+            while !chatter.recv().await.unwrap().data.starts_with("changed ") {}
+        })
+        .await
+        .expect("talker never published the new message");
+
+        // bad values: rejected with a reason, old value kept
+        let r = call(
+            &set,
+            set_req(&[
+                ("rate_hz", ParamValue::Double(5000.0)),
+                ("rate_hz", ParamValue::String("fast".into())),
+                ("topic", ParamValue::String("other".into())),
+                ("undeclared", ParamValue::Integer(1)),
+            ]),
+            each,
+            20,
+        )
+        .await;
+        let reasons: Vec<(bool, String)> = r
+            .results
+            .iter()
+            .map(|x| (x.successful, x.reason.clone()))
+            .collect();
+        assert!(
+            !reasons[0].0 && reasons[0].1.contains("range"),
+            "{reasons:?}"
+        );
+        assert!(
+            !reasons[1].0 && reasons[1].1.contains("type"),
+            "{reasons:?}"
+        );
+        assert!(
+            !reasons[2].0 && reasons[2].1.contains("read-only"),
+            "{reasons:?}"
+        );
+        assert!(
+            !reasons[3].0 && reasons[3].1.contains("declared"),
+            "{reasons:?}"
+        );
+        let v = call(&get, get_values(&["rate_hz", "topic"]), each, 20).await;
+        assert_eq!(
+            values(&v),
+            vec![
+                Some(ParamValue::Double(20.0)),
+                Some(ParamValue::String("chatter".into()))
+            ]
+        );
+
+        // atomically: one bad value rejects all
+        let atomic = node.client::<SetParametersRequest, SetParametersAtomicallyResponse>(
+            "/setter/set_parameters_atomically",
+            "rcl_interfaces/srv/SetParametersAtomically",
+        )?;
+        let r = call(
+            &atomic,
+            set_req(&[
+                ("message", ParamValue::String("atomic".into())),
+                ("rate_hz", ParamValue::Double(-1.0)),
+            ]),
+            each,
+            20,
+        )
+        .await;
+        assert!(
+            !r.result.successful && r.result.reason.contains("rate_hz"),
+            "{:?}",
+            r.result
+        );
+        let v = call(&get, get_values(&["message"]), each, 20).await;
+        assert_eq!(values(&v), vec![Some(ParamValue::String("changed".into()))]);
+        Ok(())
+    });
+    assert!(proc.count("Publishing: 'changed ") >= 1);
+}
+
+/// `rcl_interfaces/msg/ParameterEvent`, for the test subscription.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+struct ParamEvent {
+    stamp: Time,
+    node: String,
+    new_parameters: Vec<raw::Parameter>,
+    changed_parameters: Vec<raw::Parameter>,
+    deleted_parameters: Vec<raw::Parameter>,
+}
+impl fieldproof_runtime::msgs::RosMessage for ParamEvent {
+    const TYPE_NAME: &'static str = "rcl_interfaces/msg/ParameterEvent";
+}
+
+#[test]
+fn sim_time_timer_ticks_20_times_for_one_simulated_second() {
+    let proc = Proc::start(
+        "talker",
+        93,
+        &[
+            "--ros-args",
+            "-r",
+            "__node:=simtalker",
+            "-p",
+            "use_sim_time:=true",
+            "-p",
+            "rate_hz:=20.0",
+        ],
+    );
+    peer("clock_peer", 93, |node| {
+        let proc = &proc;
+        async move {
+            // the timer exists once this is logged (it is created just before)
+            proc.wait_line("publishing on /chatter at 20 Hz", LONG)
+                .await;
+            let clock = node.publisher::<Clock>("/clock", qos::clock())?;
+            timeout(LONG, clock.wait_for_subscriptions(1))
+                .await
+                .expect("the node never subscribed /clock");
+            // no tick while /clock is silent
+            async_io::Timer::after(Duration::from_millis(300)).await;
+            assert_eq!(proc.count("Publishing:"), 0);
+            let send = |ms: i64| {
+                clock.publish(Clock {
+                    clock: Time::from_nanos(ms * 1_000_000),
+                })
+            };
+            // 1 s of simulation time in 10 ms steps, paced so best effort keeps up
+            for ms in (0..=1000).step_by(10) {
+                send(ms)?;
+                async_io::Timer::after(Duration::from_millis(3)).await;
+            }
+            // the last sample may be lost (best effort): repeat it until the 20th tick
+            timeout(LONG, async {
+                while proc.count("Publishing: 'hello 20'") == 0 {
+                    send(1000).unwrap();
+                    async_io::Timer::after(Duration::from_millis(50)).await;
+                }
+            })
+            .await
+            .expect("fewer than 20 ticks");
+            // time stands still at 1.0 s: no 21st tick however long we wait
+            for _ in 0..5 {
+                send(1000)?;
+                async_io::Timer::after(Duration::from_millis(50)).await;
+            }
+            Ok(())
+        }
+    });
+    assert_eq!(proc.count("Publishing:"), 20, "{:#?}", proc.lines());
+}
+
+#[test]
+fn sigterm_makes_the_node_leave_the_graph() {
+    let mut proc = Proc::start("talker", 94, &["--ros-args", "-r", "__node:=leaver"]);
+    peer("leave_peer", 94, |node| {
+        let proc = &mut proc;
+        async move {
+            timeout(LONG, node.wait_for_node("/leaver"))
+                .await
+                .expect("/leaver never appeared");
+            let sub = node.subscription::<std_msgs::String>("/chatter", qos::default())?;
+            timeout(LONG, sub.wait_for_publishers(1))
+                .await
+                .expect("talker's publisher never matched");
+            proc.signal("TERM");
+            let st = proc.wait_exit_async(LONG).await;
+            assert_eq!(st.code(), Some(0), "{st:?}");
+            // gone at once (its goodbye), far sooner than a lease expiry
+            timeout(Duration::from_secs(5), node.wait_for_node_gone("/leaver"))
+                .await
+                .expect("/leaver still in the graph after exit");
+            timeout(Duration::from_secs(5), async {
+                while sub.publisher_count() > 0 {
+                    async_io::Timer::after(Duration::from_millis(20)).await;
+                }
+            })
+            .await
+            .expect("talker's publisher still matched after exit");
+            Ok(())
+        }
+    });
+    assert_eq!(proc.count("SIGTERM received, shutting down"), 1);
+}
