@@ -6,3 +6,5 @@
 
 pub mod adapters;
 pub mod faults;
+pub mod contract;
+pub mod gen;

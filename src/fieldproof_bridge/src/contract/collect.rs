@@ -1,0 +1,1 @@
+//! Collecting observations from a live DDS graph.

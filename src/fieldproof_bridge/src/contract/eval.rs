@@ -1,0 +1,1 @@
+//! Evaluation of observations against a contract (pure logic).
