@@ -6,7 +6,9 @@
 pub mod analysis;
 pub mod delay;
 pub mod emulator;
+pub mod monitor;
 pub mod netns;
+pub mod probe;
 pub mod profile;
 pub mod rng;
 pub mod shaper;

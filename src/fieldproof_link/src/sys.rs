@@ -354,6 +354,27 @@ pub fn wait_readable(fd: i32, timeout_ns: u64) -> bool {
     r > 0 && (p.revents & libc::POLLIN) != 0
 }
 
+/// Waits until one of `fds` is readable or `timeout_ns` passes; which are readable.
+pub fn poll_readable(fds: &[i32], timeout_ns: u64) -> Vec<bool> {
+    let mut p: Vec<libc::pollfd> = fds
+        .iter()
+        .map(|&fd| libc::pollfd {
+            fd,
+            events: libc::POLLIN,
+            revents: 0,
+        })
+        .collect();
+    let ts = libc::timespec {
+        tv_sec: (timeout_ns / 1_000_000_000) as _,
+        tv_nsec: (timeout_ns % 1_000_000_000) as _,
+    };
+    // SAFETY: valid pollfd array of the given length, valid timespec.
+    let r = unsafe { libc::ppoll(p.as_mut_ptr(), p.len() as _, &ts, std::ptr::null()) };
+    p.iter()
+        .map(|q| r > 0 && (q.revents & libc::POLLIN) != 0)
+        .collect()
+}
+
 /// Sets the calling thread's timer slack (ns): 1 makes sleeps wake as close to their
 /// deadline as the scheduler allows.
 pub fn set_timer_slack(ns: u64) {
