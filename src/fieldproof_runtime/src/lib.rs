@@ -43,6 +43,7 @@ pub mod names;
 mod node;
 pub mod params;
 pub mod qos;
+mod rpc;
 mod services;
 pub mod value;
 

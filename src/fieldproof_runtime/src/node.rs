@@ -21,6 +21,7 @@ use crate::msgs::RosMessage;
 use crate::names::{self, NameError};
 use crate::params::{Param, ParamChange, ParamError, ParamHook, ParamStore, Watch};
 use crate::qos::{self, QosError, QosSpec};
+use crate::rpc::{self, RawBody};
 use crate::value::ParamValue;
 
 /// Why a node could not start (bad command line, environment, names or parameters).
@@ -618,8 +619,9 @@ impl Node {
         let name = Name::parse(&resolved).map_err(|e| create_err("service", &resolved, e))?;
         let inner = self
             .ros_node()
-            .create_server::<Wire<Req>, Wire<Resp>>(
-                self.inner.mapping,
+            .create_server::<RawBody, RawBody>(
+                // decoded here in either mapping; replies carry related_sample_identity
+                ServiceMapping::Enhanced,
                 &name,
                 &ServiceTypeName::new(&pkg, &ty),
                 q.to_profile(),
@@ -629,6 +631,8 @@ impl Node {
         Ok(Server {
             inner,
             name: resolved,
+            prefer_cyclone: self.inner.mapping == ServiceMapping::Cyclone,
+            _types: std::marker::PhantomData,
         })
     }
 
@@ -989,14 +993,17 @@ impl<M: RosMessage> Subscription<M> {
     }
 }
 
-/// A typed service server.
+/// A typed service server. It answers requests in both ROS 2 request/reply mappings
+/// (Fast DDS's and rmw_cyclonedds'), see the `rpc` module.
 pub struct Server<Req, Resp>
 where
     Req: Serialize + DeserializeOwned + Clone + Send + 'static,
     Resp: Serialize + DeserializeOwned + Send + 'static,
 {
-    inner: ros2_client::Server<Wire<Req>, Wire<Resp>>,
+    inner: ros2_client::Server<RawBody, RawBody>,
     name: String,
+    prefer_cyclone: bool,
+    _types: std::marker::PhantomData<fn(Req) -> Resp>,
 }
 
 impl<Req, Resp> Server<Req, Resp>
@@ -1009,14 +1016,29 @@ where
         let stream = self.inner.receive_request_stream();
         futures::pin_mut!(stream);
         while let Some(r) = stream.next().await {
-            match r {
-                Ok((id, Wire(req))) => {
-                    let resp = handler(req);
-                    if let Err(e) = self.inner.async_send_response(id, Wire(resp)).await {
-                        tracing::warn!("service '{}': sending response: {e:?}", self.name);
-                    }
+            let (id, raw) = match r {
+                Ok(x) => x,
+                Err(e) => {
+                    tracing::warn!("service '{}': bad request: {e:?}", self.name);
+                    continue;
                 }
-                Err(e) => tracing::warn!("service '{}': bad request: {e:?}", self.name),
+            };
+            let (framing, req) = match rpc::decode_request::<Req>(&raw.0, self.prefer_cyclone) {
+                Ok(x) => x,
+                Err(e) => {
+                    tracing::warn!("service '{}': undecodable request: {e}", self.name);
+                    continue;
+                }
+            };
+            let reply = match rpc::encode_reply(framing, &handler(req)) {
+                Ok(r) => r,
+                Err(e) => {
+                    tracing::warn!("service '{}': encoding the reply: {e}", self.name);
+                    continue;
+                }
+            };
+            if let Err(e) = self.inner.async_send_response(id, reply).await {
+                tracing::warn!("service '{}': sending response: {e:?}", self.name);
             }
         }
     }

@@ -1,0 +1,71 @@
+//! Interop: a Cyclone DDS peer (Python `cyclonedds`, an independent DDS implementation)
+//! calls the talker's parameter services exactly as `ros2 param get/set` on a Cyclone-based
+//! ROS 2 would (rmw_cyclonedds' request framing), and hears the effect on the topic.
+//! Run inside the project's network namespace; the Python comes from `FIELDPROOF_PYTHON`
+//! or the workspace's `.venv` (made by `scripts/setup`).
+
+mod common;
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use common::{require_netns, Proc};
+
+fn python() -> PathBuf {
+    let p = std::env::var_os("FIELDPROOF_PYTHON")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../.venv/bin/python")
+        });
+    assert!(
+        p.exists(),
+        "{}: no Python with cyclonedds; run scripts/setup (or set FIELDPROOF_PYTHON)",
+        p.display()
+    );
+    p
+}
+
+#[test]
+fn cyclone_peer_gets_and_sets_parameters() {
+    require_netns();
+    let proc = Proc::start(
+        "talker",
+        95,
+        &[
+            "--ros-args",
+            "-r",
+            "__node:=cytalker",
+            "-r",
+            "__ns:=/cy",
+            "-p",
+            "rate_hz:=10.0",
+        ],
+    );
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/cyclone_params.py");
+    let out = Command::new(python())
+        .arg(&script)
+        .args(["/cy/cytalker", "/cy/chatter"])
+        .env("ROS_DOMAIN_ID", "95")
+        .output()
+        .expect("run the Cyclone peer");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "Cyclone peer failed: {}\n{stdout}\n{}\nnode: {:#?}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr),
+        proc.lines()
+    );
+    let v: serde_json::Value = serde_json::from_str(stdout.trim()).expect("peer JSON");
+    assert_eq!(v["before"], serde_json::json!(["hello", 10.0]), "{v}");
+    assert_eq!(v["set"][0], serde_json::json!([true, ""]), "{v}");
+    assert_eq!(v["set"][1][0], serde_json::json!(false), "{v}");
+    assert!(v["set"][1][1].as_str().unwrap().contains("range"), "{v}");
+    assert_eq!(v["after"], serde_json::json!(["from_cyclone", 10.0]), "{v}");
+    assert!(
+        v["heard"]
+            .as_str()
+            .is_some_and(|s| s.starts_with("from_cyclone ")),
+        "{v}"
+    );
+}

@@ -1,0 +1,146 @@
+"""Cyclone DDS peer for tests/cyclone.rs: calls a node's parameter services the way
+`ros2 param get/set` does on a Cyclone-based ROS 2 (rmw_cyclonedds_cpp: `rq/<node>/<srv>Request`
+topics, ROS 2 DDS type names, a (client id, sequence number) header before the request,
+echoed before the reply), and subscribes the node's topic.
+
+usage: cyclone_params.py NODE_FQN TOPIC   (ROS_DOMAIN_ID from the environment)
+Prints one JSON object with what it saw; exits non-zero if a service never answered.
+"""
+
+import json
+import os
+import sys
+import time
+from dataclasses import dataclass, field
+
+from cyclonedds.core import Policy, Qos
+from cyclonedds.domain import DomainParticipant
+from cyclonedds.idl import IdlStruct
+from cyclonedds.idl.types import float64, int64, sequence, uint8, uint64
+from cyclonedds.pub import DataWriter
+from cyclonedds.sub import DataReader
+from cyclonedds.topic import Topic
+from cyclonedds.util import duration
+
+
+@dataclass
+class ParameterValue(IdlStruct, typename="rcl_interfaces::msg::dds_::ParameterValue_"):
+    type: uint8 = 0
+    bool_value: bool = False
+    integer_value: int64 = 0
+    double_value: float64 = 0.0
+    string_value: str = ""
+    byte_array_value: sequence[uint8] = field(default_factory=list)
+    bool_array_value: sequence[bool] = field(default_factory=list)
+    integer_array_value: sequence[int64] = field(default_factory=list)
+    double_array_value: sequence[float64] = field(default_factory=list)
+    string_array_value: sequence[str] = field(default_factory=list)
+
+
+@dataclass
+class Parameter(IdlStruct, typename="rcl_interfaces::msg::dds_::Parameter_"):
+    name: str = ""
+    value: ParameterValue = field(default_factory=ParameterValue)
+
+
+@dataclass
+class SetParametersResult(IdlStruct, typename="rcl_interfaces::msg::dds_::SetParametersResult_"):
+    successful: bool = False
+    reason: str = ""
+
+
+@dataclass
+class SetRequest(IdlStruct, typename="rcl_interfaces::srv::dds_::SetParameters_Request_"):
+    client_guid: uint64 = 0
+    seq: int64 = 0
+    parameters: sequence[Parameter] = field(default_factory=list)
+
+
+@dataclass
+class SetResponse(IdlStruct, typename="rcl_interfaces::srv::dds_::SetParameters_Response_"):
+    client_guid: uint64 = 0
+    seq: int64 = 0
+    results: sequence[SetParametersResult] = field(default_factory=list)
+
+
+@dataclass
+class GetRequest(IdlStruct, typename="rcl_interfaces::srv::dds_::GetParameters_Request_"):
+    client_guid: uint64 = 0
+    seq: int64 = 0
+    names: sequence[str] = field(default_factory=list)
+
+
+@dataclass
+class GetResponse(IdlStruct, typename="rcl_interfaces::srv::dds_::GetParameters_Response_"):
+    client_guid: uint64 = 0
+    seq: int64 = 0
+    values: sequence[ParameterValue] = field(default_factory=list)
+
+
+@dataclass
+class String(IdlStruct, typename="std_msgs::msg::dds_::String_"):
+    data: str = ""
+
+
+CLIENT_ID = 0x0123_4567_89AB_CDEF
+QOS = Qos(Policy.Reliability.Reliable(duration(seconds=1)), Policy.History.KeepLast(1000),
+          Policy.Durability.Volatile)
+
+
+class Service:
+    def __init__(self, dp, node, name, req_t, rep_t):
+        base = node.lstrip("/")
+        self.w = DataWriter(dp, Topic(dp, f"rq/{base}/{name}Request", req_t), QOS)
+        self.r = DataReader(dp, Topic(dp, f"rr/{base}/{name}Reply", rep_t), QOS)
+        self.seq = 0
+
+    def call(self, make, timeout=20.0):
+        self.seq += 1
+        req = make(self.seq)
+        deadline = time.monotonic() + timeout
+        resend = 0.0
+        while time.monotonic() < deadline:
+            if time.monotonic() >= resend:  # requests sent before matching are lost: resend
+                self.w.write(req)
+                resend = time.monotonic() + 0.5
+            for rep in self.r.take(10):
+                if getattr(rep, "client_guid", None) == CLIENT_ID and rep.seq == self.seq:
+                    return rep
+            time.sleep(0.02)
+        raise SystemExit(f"no reply from {self.w.topic.name} within {timeout}s")
+
+
+def value(v: ParameterValue):
+    return {1: v.bool_value, 2: v.integer_value, 3: v.double_value, 4: v.string_value}.get(v.type)
+
+
+def main():
+    node, topic = sys.argv[1], sys.argv[2]
+    dp = DomainParticipant(int(os.environ.get("ROS_DOMAIN_ID", "0")))
+    get = Service(dp, node, "get_parameters", GetRequest, GetResponse)
+    set_ = Service(dp, node, "set_parameters", SetRequest, SetResponse)
+    chatter = DataReader(dp, Topic(dp, "rt/" + topic.lstrip("/"), String), QOS)
+    out = {}
+
+    rep = get.call(lambda s: GetRequest(CLIENT_ID, s, ["message", "rate_hz"]))
+    out["before"] = [value(v) for v in rep.values]
+    rep = set_.call(lambda s: SetRequest(CLIENT_ID, s, [
+        Parameter("message", ParameterValue(type=4, string_value="from_cyclone")),
+        Parameter("rate_hz", ParameterValue(type=3, double_value=-5.0)),
+    ]))
+    out["set"] = [[r.successful, r.reason] for r in rep.results]
+    rep = get.call(lambda s: GetRequest(CLIENT_ID, s, ["message", "rate_hz"]))
+    out["after"] = [value(v) for v in rep.values]
+
+    deadline = time.monotonic() + 20.0
+    out["heard"] = None
+    while time.monotonic() < deadline and out["heard"] is None:
+        for m in chatter.take(10):
+            if m.data.startswith("from_cyclone"):
+                out["heard"] = m.data
+        time.sleep(0.02)
+    print(json.dumps(out), flush=True)
+
+
+if __name__ == "__main__":
+    main()
