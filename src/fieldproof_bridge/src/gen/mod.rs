@@ -960,3 +960,6 @@ pub fn run(manifest: &Path, options: &Options, out: &Path) -> Result<Bundle, Gen
     bundle.write()?;
     Ok(bundle)
 }
+
+#[cfg(test)]
+mod tests;

@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use super::{Bundle, BundleFiles, GenError};
+use super::{Bundle, GenError};
 
 /// True for the names a bundle directory holds.
 fn is_bundle_file(name: &str) -> bool {
@@ -50,7 +50,7 @@ pub(super) fn check_out_dir(dir: &Path) -> Result<(), GenError> {
 }
 
 /// Writes `files` as the directory `dir`, replacing a previous bundle there.
-pub(super) fn write_dir(dir: &Path, files: &BundleFiles) -> Result<(), GenError> {
+pub(super) fn write_dir(dir: &Path, files: &[(String, String)]) -> Result<(), GenError> {
     check_out_dir(dir)?;
     let parent = dir.parent().unwrap_or(Path::new("/"));
     let name = dir
