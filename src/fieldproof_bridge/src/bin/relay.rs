@@ -1,0 +1,81 @@
+//! `relay`: republishes `input` on `output` with the declared QoS, for any injectable type
+//! (`ros_type`), optionally relabelling `header.frame_id` (`ros_frame_id`); a fault injector
+//! (`dropout`, `freeze`).
+//!
+//! `ros_type` may be changed at run time (the relay re-subscribes); an unknown type is logged
+//! and the node keeps running, relaying nothing, until a known one is set.
+
+use fieldproof_bridge::node::{injector_builder, run_pipeline};
+use fieldproof_runtime::msgs::{dispatch, MaybeStamped, MessageKind, RosMessage};
+use fieldproof_runtime::{tracing, Node, NodeResult, Param, ParamValue};
+use futures::StreamExt;
+
+fn main() -> std::process::ExitCode {
+    fieldproof_runtime::main(
+        || {
+            injector_builder("relay")
+                .param(
+                    Param::string("ros_type", "")
+                        .description("ROS type of input and output, e.g. sensor_msgs/msg/LaserScan")
+                        .on_change(|v| match v {
+                            ParamValue::String(t) => MessageKind::from_name(t)
+                                .map(|_| ())
+                                .map_err(|e| e.to_string()),
+                            _ => Err("ros_type: not a string".into()),
+                        }),
+                )
+                .param(
+                    Param::string("ros_frame_id", "")
+                        .description("relabel header.frame_id to this (empty: keep the input's)")
+                        .read_only(),
+                )
+        },
+        |node| async move { relay(&node).await },
+    )
+}
+
+async fn relay(node: &Node) -> NodeResult {
+    let (changed_tx, mut changed_rx) = futures::channel::mpsc::unbounded::<()>();
+    node.on_parameter_changed("ros_type", move |_| {
+        let _ = changed_tx.unbounded_send(());
+    });
+    let frame = node.param_str("ros_frame_id");
+    loop {
+        // Drain the notifications that led here, then run until the next change.
+        while changed_rx.try_recv().is_ok() {}
+        let ros_type = node.param_str("ros_type");
+        let type_changed = async {
+            changed_rx.next().await;
+        };
+        match dispatch!(ros_type, |T| run_pipeline::<T>(
+            node,
+            relabel::<T>(&frame),
+            type_changed
+        )
+        .await)
+        {
+            Ok(result) => result?,
+            Err(e) => {
+                tracing::error!(
+                    "ros_type '{ros_type}': {e}; relaying nothing until a known type is set"
+                );
+                changed_rx.next().await;
+            }
+        }
+        if node.is_shutting_down() {
+            return Ok(());
+        }
+    }
+}
+
+/// The relay's transform: the frame relabelled if asked, the message otherwise as it came.
+fn relabel<T: RosMessage + MaybeStamped>(frame: &str) -> impl FnMut(T) -> Option<T> + '_ {
+    move |mut msg: T| {
+        if !frame.is_empty() {
+            if let Some(header) = msg.maybe_header_mut() {
+                header.frame_id = frame.to_string();
+            }
+        }
+        Some(msg)
+    }
+}
