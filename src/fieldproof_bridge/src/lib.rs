@@ -3,8 +3,11 @@
 //! - [`faults`]: `dropout` and `freeze`, which every injector offers.
 //! - [`adapters`]: each adapter's own transform (IMU covariance and bias, NavSat fix, stamp
 //!   throttle, command clamp, battery model); the nodes are the binaries in `src/bin/`.
+//! - [`node`]: the parameters and the receive → transform → inject → publish loop the adapter
+//!   nodes share.
 
 pub mod adapters;
 pub mod faults;
+pub mod node;
 pub mod contract;
 pub mod gen;
