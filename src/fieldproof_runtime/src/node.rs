@@ -333,6 +333,7 @@ pub(crate) struct NodeInner {
     // before the context (which drops the participant once nothing else holds it).
     ros: Mutex<ros2_client::Node>,
     param_events: ros2_client::Publisher<raw::ParameterEvent>,
+    rosout: Arc<Option<ros2_client::Publisher<ros2_client::Log>>>,
     context: ros2_client::Context,
     name: String,
     namespace: String,
@@ -407,7 +408,8 @@ impl Node {
         let node_name = NodeName::new(&cfg.namespace, &cfg.name)
             .map_err(|e| create_err("node", &cfg.fqn, e))?;
         let options = NodeOptions::new()
-            .enable_rosout(cfg.rosout)
+            // our own /rosout writer below, with rcl's rosout QoS
+            .enable_rosout(false)
             .start_parameter_services(false);
         let mut ros = context
             .new_node(node_name, options)
@@ -422,6 +424,22 @@ impl Node {
         let param_events = ros
             .create_publisher(&pe_topic, Some(qos::parameter_events().to_profile()))
             .map_err(|e| create_err("publisher", "/parameter_events", e))?;
+        let rosout = if cfg.rosout {
+            let q = qos::rosout().to_profile();
+            let t = ros
+                .create_topic(
+                    &Name::parse("/rosout").expect("valid name"),
+                    MessageTypeName::new("rcl_interfaces", "Log"),
+                    &q,
+                )
+                .map_err(|e| create_err("publisher", "/rosout", e))?;
+            Some(
+                ros.create_publisher(&t, Some(q))
+                    .map_err(|e| create_err("publisher", "/rosout", e))?,
+            )
+        } else {
+            None
+        };
         let use_sim = matches!(cfg.store.get("use_sim_time"), Some(ParamValue::Bool(true)));
         let clock = Clock::new(use_sim);
         let mapping = if cfg.dds.cyclone_services {
@@ -433,6 +451,7 @@ impl Node {
             inner: Arc::new(NodeInner {
                 ros: Mutex::new(ros),
                 param_events,
+                rosout: Arc::new(rosout),
                 context,
                 name: cfg.name,
                 namespace: cfg.namespace,
@@ -475,8 +494,7 @@ impl Node {
     }
 
     pub(crate) fn rosout_writer(&self) -> Arc<Option<ros2_client::Publisher<ros2_client::Log>>> {
-        use ros2_client::rosout::RosoutRaw;
-        self.ros_node().rosout_writer()
+        self.inner.rosout.clone()
     }
 
     pub(crate) fn set_executor(&self, ex: &Arc<smol::Executor<'static>>) {

@@ -92,7 +92,7 @@ pub(crate) fn parameter_services(
                 .map(|p| {
                     let r = store.set(&p.name, ParamValue::from_raw(&p.value).as_ref());
                     if let Err(reason) = &r {
-                        tracing::info!("set_parameters: {} rejected: {reason}", p.name);
+                        tracing::warn!("set_parameters: {} rejected: {reason}", p.name);
                     }
                     result(r.map(|c| changes.push(c)))
                 })
@@ -111,6 +111,9 @@ pub(crate) fn parameter_services(
             let r = store.set_atomically(&params).map(|changes| {
                 n.publish_changes(&changes);
             });
+            if let Err(reason) = &r {
+                tracing::warn!("set_parameters_atomically rejected: {reason}");
+            }
             SetParametersAtomicallyResponse { result: result(r) }
         });
         let list_f = list.serve(|req| {

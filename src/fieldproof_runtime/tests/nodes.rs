@@ -418,3 +418,106 @@ fn sigterm_makes_the_node_leave_the_graph() {
     });
     assert_eq!(proc.count("SIGTERM received, shutting down"), 1);
 }
+
+/// `rcl_interfaces/msg/Log`, for the test subscription.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+struct LogMsg {
+    stamp: Time,
+    level: u8,
+    name: String,
+    msg: String,
+    file: String,
+    function: String,
+    line: u32,
+}
+impl fieldproof_runtime::msgs::RosMessage for LogMsg {
+    const TYPE_NAME: &'static str = "rcl_interfaces/msg/Log";
+}
+
+#[test]
+fn logs_go_to_rosout_and_respect_the_log_level() {
+    let proc = Proc::start(
+        "talker",
+        96,
+        &[
+            "--ros-args",
+            "-r",
+            "__node:=quiet",
+            "-r",
+            "__ns:=/logs",
+            "--log-level",
+            "warn",
+        ],
+    );
+    peer("log_peer", 96, |node| {
+        let proc = &proc;
+        async move {
+            // asking for a parameter that cannot be set makes the node warn
+            let sub = node.subscription::<LogMsg>("/rosout", qos::rosout())?;
+            let set = node.client::<SetParametersRequest, SetParametersResponse>(
+                "/logs/quiet/set_parameters",
+                "rcl_interfaces/srv/SetParameters",
+            )?;
+            let chatter = node.subscription::<std_msgs::String>("/logs/chatter", qos::default())?;
+            timeout(LONG, chatter.recv())
+                .await
+                .expect("the talker is not publishing")?;
+            let r = call(
+                &set,
+                set_req(&[("topic", ParamValue::String("x".into()))]),
+                Duration::from_secs(1),
+                20,
+            )
+            .await;
+            assert!(!r.results[0].successful);
+            let log = timeout(LONG, async {
+                loop {
+                    let l = sub.recv().await.unwrap();
+                    if l.name == "logs.quiet" {
+                        return l;
+                    }
+                }
+            })
+            .await
+            .expect("no /rosout record from logs.quiet");
+            assert_eq!(log.level, 30, "{log:?}"); // WARN: INFO is filtered by --log-level
+            assert!(log.msg.contains("read-only"), "{log:?}");
+            proc.wait_line("[WARN]", LONG).await;
+            Ok(())
+        }
+    });
+    assert_eq!(proc.count("[INFO]"), 0, "{:#?}", proc.lines());
+    assert!(proc.count("[WARN]") >= 1);
+}
+
+#[test]
+fn discovery_range_localhost_is_seen_and_off_is_not() {
+    let _local = Proc::start_env(
+        "talker",
+        97,
+        &["--ros-args", "-r", "__node:=local"],
+        &[("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST")],
+    );
+    let off = Proc::start_env(
+        "talker",
+        97,
+        &["--ros-args", "-r", "__node:=hermit"],
+        &[("ROS_AUTOMATIC_DISCOVERY_RANGE", "OFF")],
+    );
+    peer("range_peer", 97, |node| {
+        let off = &off;
+        async move {
+            timeout(LONG, node.wait_for_node("/local"))
+                .await
+                .expect("LOCALHOST node not discovered on loopback");
+            // the OFF node runs (it publishes) but nobody discovers it
+            off.wait_line("Publishing: 'hello 3'", LONG).await;
+            assert!(
+                !node.nodes().iter().any(|n| n.name == "hermit"),
+                "{:?}",
+                node.nodes()
+            );
+            Ok(())
+        }
+    });
+}

@@ -46,12 +46,18 @@ pub struct Proc {
 impl Proc {
     /// Starts `example` with `args` in ROS domain `domain`.
     pub fn start(example_name: &str, domain: u16, args: &[&str]) -> Proc {
+        Proc::start_env(example_name, domain, args, &[])
+    }
+
+    /// [`Proc::start`] with extra environment variables.
+    pub fn start_env(example_name: &str, domain: u16, args: &[&str], env: &[(&str, &str)]) -> Proc {
         require_netns();
         let mut child = Command::new(example(example_name))
             .args(args)
             .env("ROS_DOMAIN_ID", domain.to_string())
             .env_remove("ROS_AUTOMATIC_DISCOVERY_RANGE")
             .env_remove("RMW_IMPLEMENTATION")
+            .envs(env.iter().copied())
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
