@@ -446,7 +446,9 @@ impl ParamStore {
 
     fn check_runtime(&self, name: &str, value: &ParamValue) -> Result<ParamValue, String> {
         let Some(d) = self.decls.get(name) else {
-            return Err(format!("parameter '{name}' has not been declared"));
+            return Err(format!(
+                "parameter '{name}' cannot be set because it was not declared"
+            ));
         };
         if d.read_only {
             return Err(format!("Trying to set a read-only parameter: {name}."));

@@ -67,22 +67,27 @@ pub(crate) fn parameter_services(
     let n = node.clone();
     Ok(async move {
         let store = &n.inner.params;
+        // As rclcpp: a request naming any undeclared parameter gets an empty answer.
+        let declared = |names: &[String]| names.iter().all(|n| store.decl(n).is_some());
         let get_f = get.serve(|req| GetParametersResponse {
-            values: req
-                .names
-                .iter()
-                .map(|name| match store.get(name) {
-                    Some(v) => v.to_raw(),
-                    None => ParamValue::raw_not_set(),
-                })
-                .collect(),
+            values: if declared(&req.names) {
+                req.names
+                    .iter()
+                    .filter_map(|name| store.get(name).map(|v| v.to_raw()))
+                    .collect()
+            } else {
+                vec![]
+            },
         });
         let types_f = types.serve(|req| GetParameterTypesResponse {
-            values: req
-                .names
-                .iter()
-                .map(|name| store.get(name).map(|v| v.ptype() as u8).unwrap_or(0))
-                .collect(),
+            values: if declared(&req.names) {
+                req.names
+                    .iter()
+                    .filter_map(|name| store.get(name).map(|v| v.ptype() as u8))
+                    .collect()
+            } else {
+                vec![]
+            },
         });
         let set_f = set.serve(|req| {
             let mut changes = Vec::new();
@@ -126,23 +131,14 @@ pub(crate) fn parameter_services(
             }
         });
         let describe_f = describe.serve(|req| DescribeParametersResponse {
-            values: req
-                .names
-                .iter()
-                .map(|name| match store.decl(name) {
-                    Some(d) => d.descriptor(),
-                    None => raw::ParameterDescriptor {
-                        name: name.clone(),
-                        r#type: 0,
-                        description: String::new(),
-                        additional_constraints: String::new(),
-                        read_only: false,
-                        dynamic_typing: false,
-                        floating_point_range: vec![],
-                        integer_range: vec![],
-                    },
-                })
-                .collect(),
+            values: if declared(&req.names) {
+                req.names
+                    .iter()
+                    .filter_map(|name| store.decl(name).map(|d| d.descriptor()))
+                    .collect()
+            } else {
+                vec![]
+            },
         });
         futures::join!(get_f, types_f, set_f, atomic_f, list_f, describe_f);
     })

@@ -177,6 +177,16 @@ impl ParamValue {
         if text.trim().is_empty() {
             return Ok(ParamValue::String(text.to_string()));
         }
+        // rcl's YAML parser takes these plain scalars as booleans (YAML 1.1 words)
+        match text.trim() {
+            "Y" | "y" | "yes" | "Yes" | "YES" | "on" | "On" | "ON" => {
+                return Ok(ParamValue::Bool(true))
+            }
+            "N" | "n" | "no" | "No" | "NO" | "off" | "Off" | "OFF" => {
+                return Ok(ParamValue::Bool(false))
+            }
+            _ => {}
+        }
         let y: serde_yaml::Value = serde_yaml::from_str(text).map_err(|e| ValueError {
             value: text.to_string(),
             reason: format!("not valid YAML: {e}"),
@@ -327,6 +337,18 @@ mod tests {
         assert_eq!(
             ParamValue::from_yaml_str("1e3").unwrap(),
             ParamValue::Double(1000.0)
+        );
+        assert_eq!(
+            ParamValue::from_yaml_str("yes").unwrap(),
+            ParamValue::Bool(true)
+        );
+        assert_eq!(
+            ParamValue::from_yaml_str("Off").unwrap(),
+            ParamValue::Bool(false)
+        );
+        assert_eq!(
+            ParamValue::from_yaml_str("'yes'").unwrap(),
+            ParamValue::String("yes".into())
         );
         assert_eq!(
             ParamValue::from_yaml_str("hello").unwrap(),

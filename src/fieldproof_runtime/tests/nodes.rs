@@ -114,7 +114,6 @@ fn names_and_parameters_come_from_the_command_line() {
                 "qos_reliability",
                 "qos_depth",
                 "topic",
-                "nope",
             ]),
             Duration::from_secs(1),
             20,
@@ -128,9 +127,17 @@ fn names_and_parameters_come_from_the_command_line() {
                 Some(ParamValue::String("best_effort".into())), // /** beats the default
                 Some(ParamValue::Integer(7)),
                 Some(ParamValue::String("chatter".into())),
-                None, // undeclared: NOT_SET
             ]
         );
+        // as rclcpp: naming an undeclared parameter gets an empty answer
+        let r = call(
+            &get,
+            get_values(&["message", "nope"]),
+            Duration::from_secs(1),
+            20,
+        )
+        .await;
+        assert!(r.values.is_empty(), "{:?}", r.values);
         let list = node.client::<ListParametersRequest, ListParametersResponse>(
             "/y/x/list_parameters",
             "rcl_interfaces/srv/ListParameters",
