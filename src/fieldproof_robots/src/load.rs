@@ -105,7 +105,7 @@ const PATH_FIELDS: &[&[&str]] = &[&["description", "xacro"]];
 
 /// Rewrites the relative path fields of `doc` against `dir`, so that a path keeps pointing
 /// at the same file whichever manifest of an `extends` chain declared it.
-fn resolve_paths(doc: &mut Value, dir: &Path) {
+pub(crate) fn resolve_paths(doc: &mut Value, dir: &Path) {
     for field in PATH_FIELDS {
         if let Some(Value::String(s)) = lookup_mut(doc, field) {
             if Path::new(s.as_str()).is_relative() && !dir.as_os_str().is_empty() {

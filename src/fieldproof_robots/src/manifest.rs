@@ -770,6 +770,7 @@ impl Manifest {
     pub fn from_yaml(name: impl AsRef<Path>, text: &str) -> Result<Self, Error> {
         let name = name.as_ref();
         let mut value = load::parse_yaml(name, text)?;
+        load::resolve_paths(&mut value, name.parent().unwrap_or(Path::new(".")));
         if let Some(m) = value.as_mapping_mut() {
             if m.contains_key("extends") {
                 return Err(Error::Field {
@@ -794,9 +795,7 @@ impl Manifest {
     /// The path of the description's xacro (`description.xacro` is resolved at load time
     /// against the directory of the manifest that declares it).
     pub fn xacro_path(&self) -> Option<PathBuf> {
-        self.description
-            .as_ref()
-            .map(|d| self.base_dir().join(&d.xacro))
+        self.description.as_ref().map(|d| PathBuf::from(&d.xacro))
     }
 
     /// The sensor of that name.
@@ -1151,7 +1150,7 @@ impl Manifest {
 
     fn validate_description(&self, is: &mut Issues, p: &FieldPath, d: &Description) {
         non_empty(is, &p.key("xacro"), &d.xacro);
-        if !d.xacro.is_empty() && !self.base_dir().join(&d.xacro).is_file() {
+        if !d.xacro.is_empty() && !Path::new(&d.xacro).is_file() {
             is.push(&p.key("xacro"), format!("{} not found", d.xacro));
         }
         let base = self

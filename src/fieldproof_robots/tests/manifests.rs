@@ -238,6 +238,16 @@ fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
 }
 
 #[test]
+fn relative_paths_resolve_from_the_working_directory() {
+    // Tests run in the crate directory.
+    let m = Manifest::load("../../robots/ugv_nav2/robot.yaml").unwrap();
+    assert_eq!(
+        m.xacro_path().unwrap(),
+        PathBuf::from("../../robots/ugv_ref/urdf/ugv_ref.urdf.xacro")
+    );
+}
+
+#[test]
 fn extends_cycles_are_detected() {
     let dir = tempfile::tempdir().unwrap();
     write(

@@ -16,6 +16,7 @@ pub mod description;
 pub mod math;
 pub mod msg;
 pub mod pacing;
+pub mod ros;
 pub mod sensors;
 pub mod sim;
 pub mod spawn;

@@ -1,0 +1,186 @@
+//! `fieldproof_sim`: the kinematic simulator node.
+//!
+//! ```text
+//! fieldproof_sim --world worlds/depot.yaml \
+//!     --vehicle ns=ugv1,manifest=robots/ugv_ref/robot.yaml,spawn=spawn_dock [--vehicle ...] \
+//!     [--vehicles spawn_list.yaml] [--seed N] [--real-time-factor X] [--paused] \
+//!     [--step-hz 1000] [--duration S] [--no-clock] [--print-topics] [--ros-args ...]
+//! ```
+//! The same settings are ROS parameters (`world`, `vehicles` as a YAML spawn list, `seed`,
+//! `step_hz`, `real_time_factor`, `paused`, `publish_clock`, `clock_rate_hz`,
+//! `truth_rate_hz`, `duration_s`); a command-line option wins over its parameter. A bad
+//! world, manifest or spawn entry exits 2 with the file and the field, before any DDS.
+
+use std::process::ExitCode;
+
+use fieldproof_robots::World;
+use fieldproof_runtime::{NodeBuilder, NodeConfig, Param, ParamValue};
+use fieldproof_sim::ros::{self, RunOptions};
+use fieldproof_sim::{SimConfig, SimError, Simulation, Spawn, SpawnSpec};
+
+/// What the command line and parameters ask for.
+struct Settings {
+    world: String,
+    specs: Vec<SpawnSpec>,
+    cfg: SimConfig,
+    rtf: f64,
+    paused: bool,
+    duration_s: f64,
+    print_topics: bool,
+}
+
+fn builder() -> NodeBuilder {
+    NodeBuilder::new("fieldproof_sim")
+        .param(Param::string("world", "").description("world file (worlds/<name>.yaml)").read_only())
+        .param(Param::string("vehicles", "").description("YAML spawn list: [{ns, manifest, spawn, ...}]").read_only())
+        .param(Param::int("seed", 0).description("seed of every noise stream").read_only())
+        .param(Param::double("step_hz", 1000.0).description("physics rate").range(10.0, 10000.0).read_only())
+        .param(
+            Param::double("real_time_factor", 1.0)
+                .description("simulation speed: 1 real time, >1 faster, 0 as fast as possible")
+                .range(0.0, 1000.0),
+        )
+        .param(Param::bool("paused", false).description("stop stepping (step with ~/step, seconds)"))
+        .param(Param::bool("publish_clock", true).description("publish /clock").read_only())
+        .param(Param::double("clock_rate_hz", 0.0).description("/clock rate, 0: every step").range(0.0, 10000.0).read_only())
+        .param(Param::double("truth_rate_hz", 50.0).description("truth pose rate").range(1.0, 1000.0).read_only())
+        .param(Param::double("duration_s", 0.0).description("stop after this much simulation time, 0: never").range(0.0, 1e9).read_only())
+}
+
+fn param_str(cfg: &NodeConfig, name: &str) -> String {
+    match cfg.param(name) {
+        Some(ParamValue::String(s)) => s,
+        _ => String::new(),
+    }
+}
+
+fn param_f64(cfg: &NodeConfig, name: &str) -> f64 {
+    match cfg.param(name) {
+        Some(ParamValue::Double(d)) => d,
+        Some(ParamValue::Integer(i)) => i as f64,
+        _ => 0.0,
+    }
+}
+
+fn param_bool(cfg: &NodeConfig, name: &str) -> bool {
+    matches!(cfg.param(name), Some(ParamValue::Bool(true)))
+}
+
+fn settings(cfg: &NodeConfig) -> Result<Settings, SimError> {
+    let mut s = Settings {
+        world: param_str(cfg, "world"),
+        specs: Vec::new(),
+        cfg: SimConfig {
+            step_hz: param_f64(cfg, "step_hz"),
+            seed: param_f64(cfg, "seed") as u64,
+            publish_clock: param_bool(cfg, "publish_clock"),
+            clock_rate_hz: Some(param_f64(cfg, "clock_rate_hz")).filter(|r| *r > 0.0),
+            truth_rate_hz: param_f64(cfg, "truth_rate_hz"),
+        },
+        rtf: param_f64(cfg, "real_time_factor"),
+        paused: param_bool(cfg, "paused"),
+        duration_s: param_f64(cfg, "duration_s"),
+        print_topics: false,
+    };
+    let list = param_str(cfg, "vehicles");
+    if !list.trim().is_empty() {
+        s.specs = SpawnSpec::parse_list("parameter vehicles", &list)?;
+    }
+    let mut cli_specs = Vec::new();
+    let args = cfg.args();
+    let mut it = args.iter().skip(1);
+    let num = |opt: &str, v: Option<&String>| -> Result<f64, SimError> {
+        let v = v.ok_or_else(|| SimError::Config(format!("{opt} needs a value")))?;
+        v.parse::<f64>()
+            .ok()
+            .filter(|x| x.is_finite() && *x >= 0.0)
+            .ok_or_else(|| SimError::Config(format!("{opt}: {v} is not a non-negative number")))
+    };
+    while let Some(a) = it.next() {
+        let (opt, inline) = match a.split_once('=') {
+            Some((o, v)) if o.starts_with("--") => (o, Some(v.to_string())),
+            _ => (a.as_str(), None),
+        };
+        let mut value = || inline.clone().or_else(|| it.next().cloned());
+        match opt {
+            "--world" => s.world = value().ok_or_else(|| SimError::Config("--world needs a path".into()))?,
+            "--vehicle" => {
+                let v = value().ok_or_else(|| SimError::Config("--vehicle needs ns=..,manifest=..".into()))?;
+                cli_specs.push(SpawnSpec::parse(&v)?);
+            }
+            "--vehicles" => {
+                let path = value().ok_or_else(|| SimError::Config("--vehicles needs a file".into()))?;
+                let text = std::fs::read_to_string(&path)
+                    .map_err(|e| SimError::Config(format!("--vehicles {path}: {e}")))?;
+                cli_specs.extend(SpawnSpec::parse_list(&path, &text)?);
+            }
+            "--seed" => s.cfg.seed = num(opt, value().as_ref())? as u64,
+            "--real-time-factor" => s.rtf = num(opt, value().as_ref())?,
+            "--step-hz" => s.cfg.step_hz = num(opt, value().as_ref())?,
+            "--duration" => s.duration_s = num(opt, value().as_ref())?,
+            "--paused" => s.paused = true,
+            "--no-clock" => s.cfg.publish_clock = false,
+            "--print-topics" => s.print_topics = true,
+            other => return Err(SimError::Config(format!("unknown option {other} (see --help in the source: fieldproof_sim --world W --vehicle ns=..,manifest=..)"))),
+        }
+    }
+    if !cli_specs.is_empty() {
+        s.specs = cli_specs;
+    }
+    if s.world.is_empty() {
+        return Err(SimError::Config("no world: --world worlds/<name>.yaml or -p world:=...".into()));
+    }
+    if !(10.0..=10_000.0).contains(&s.cfg.step_hz) {
+        return Err(SimError::Config(format!("step_hz: {} is not within 10..10000", s.cfg.step_hz)));
+    }
+    Ok(s)
+}
+
+fn main() -> ExitCode {
+    let cfg = match builder().resolve_from_process() {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("fieldproof_sim: error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    // Everything that can be wrong with the input is checked before the participant opens.
+    let prepared = settings(&cfg).and_then(|s| {
+        let world = World::load(&s.world)?;
+        let spawns = Spawn::resolve_all(&s.specs, &world)?;
+        Ok((s, world, spawns))
+    });
+    let (s, world, spawns) = match prepared {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("fieldproof_sim: error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let sim = Simulation::new(&world, &spawns, s.cfg.clone());
+    if s.print_topics {
+        for t in sim.topics() {
+            println!("{} {} {:?}", t.name, t.ros_type, t.qos);
+        }
+        for c in sim.command_topics() {
+            println!("{} geometry_msgs/msg/Twist (subscribed) {:?}", c.name, c.qos);
+        }
+        return ExitCode::SUCCESS;
+    }
+    let (rtf, paused) = (s.rtf, s.paused);
+    let opts = RunOptions {
+        duration_ns: Some((s.duration_s * 1e9) as i64).filter(|d| *d > 0),
+    };
+    let result = fieldproof_runtime::run(cfg, move |node| async move {
+        node.set_param("real_time_factor", ParamValue::Double(rtf))?;
+        node.set_param("paused", ParamValue::Bool(paused))?;
+        ros::run(node, sim, opts).await
+    });
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("fieldproof_sim: error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
