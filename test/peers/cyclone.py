@@ -79,6 +79,8 @@ def parameter_value(value) -> ParameterValue:
         return ParameterValue(type=3, double_value=value)
     if isinstance(value, str):
         return ParameterValue(type=4, string_value=value)
+    if isinstance(value, list) and all(isinstance(x, float) for x in value):
+        return ParameterValue(type=8, double_array_value=value)
     raise TypeError(f"unsupported parameter value {value!r}")
 
 

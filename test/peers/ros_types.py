@@ -7,7 +7,7 @@ them checks our wire format against a second implementation.
 from dataclasses import dataclass, field
 
 from cyclonedds.idl import IdlStruct
-from cyclonedds.idl.types import array, float32, float64, int32, int8, sequence, uint8, uint32
+from cyclonedds.idl.types import array, float32, float64, int32, int8, sequence, uint8, uint16, uint32
 
 
 @dataclass
@@ -87,6 +87,52 @@ class Image(IdlStruct, typename="sensor_msgs::msg::dds_::Image_"):
     is_bigendian: uint8 = 0
     step: uint32 = 0
     data: sequence[uint8] = field(default_factory=list)
+
+
+@dataclass
+class NavSatStatus(IdlStruct, typename="sensor_msgs::msg::dds_::NavSatStatus_"):
+    status: int8 = 0
+    service: uint16 = 0
+
+
+@dataclass
+class NavSatFix(IdlStruct, typename="sensor_msgs::msg::dds_::NavSatFix_"):
+    header: Header = field(default_factory=Header)
+    status: NavSatStatus = field(default_factory=NavSatStatus)
+    latitude: float64 = 0.0
+    longitude: float64 = 0.0
+    altitude: float64 = 0.0
+    position_covariance: array[float64, 9] = field(default_factory=lambda: [0.0] * 9)
+    position_covariance_type: uint8 = 0
+
+
+@dataclass
+class JointState(IdlStruct, typename="sensor_msgs::msg::dds_::JointState_"):
+    header: Header = field(default_factory=Header)
+    name: sequence[str] = field(default_factory=list)
+    position: sequence[float64] = field(default_factory=list)
+    velocity: sequence[float64] = field(default_factory=list)
+    effort: sequence[float64] = field(default_factory=list)
+
+
+@dataclass
+class BatteryState(IdlStruct, typename="sensor_msgs::msg::dds_::BatteryState_"):
+    header: Header = field(default_factory=Header)
+    voltage: float32 = 0.0
+    temperature: float32 = 0.0
+    current: float32 = 0.0
+    charge: float32 = 0.0
+    capacity: float32 = 0.0
+    design_capacity: float32 = 0.0
+    percentage: float32 = 0.0
+    power_supply_status: uint8 = 0
+    power_supply_health: uint8 = 0
+    power_supply_technology: uint8 = 0
+    present: bool = False
+    cell_voltage: sequence[float32] = field(default_factory=list)
+    cell_temperature: sequence[float32] = field(default_factory=list)
+    location: str = ""
+    serial_number: str = ""
 
 
 @dataclass

@@ -111,3 +111,33 @@ pub async fn run_pipeline<T: RosMessage>(
         }
     }
 }
+
+/// A 3-component parameter (`[x, y, z]`), validated to have three numbers.
+pub fn vector3_param(name: &str, description: &str) -> Param {
+    let field = name.to_string();
+    Param::doubles(name, &[0.0, 0.0, 0.0])
+        .description(description)
+        .constraints("three numbers: [x, y, z]")
+        .on_change(move |v| match v {
+            ParamValue::DoubleArray(xs) if xs.len() == 3 && xs.iter().all(|x| x.is_finite()) => {
+                Ok(())
+            }
+            other => Err(format!(
+                "{field}: {other} is not three finite numbers [x, y, z]"
+            )),
+        })
+}
+
+/// The current value of a [`vector3_param`], kept in step with the parameter.
+pub fn watch_vector3(node: &Node, name: &str) -> Arc<std::sync::RwLock<[f64; 3]>> {
+    let cell = Arc::new(std::sync::RwLock::new([0.0; 3]));
+    let c = cell.clone();
+    node.on_parameter_changed(name, move |v| {
+        if let ParamValue::DoubleArray(xs) = v {
+            if let [x, y, z] = xs[..] {
+                *c.write().expect("not poisoned") = [x, y, z];
+            }
+        }
+    });
+    cell
+}

@@ -1,0 +1,43 @@
+//! `command_relay`: the drive command on its way to the simulator (the vehicle publishes
+//! `input`, the contract's `cmd_vel`; the relay republishes on the hidden topic the bridge
+//! forwards), its speeds capped by `max_linear_mps` / `max_angular_radps` (0: no limit:
+//! `actuator.limit`); `dropout`, `freeze`.
+
+use fieldproof_bridge::adapters::command::SpeedLimits;
+use fieldproof_bridge::node::{injector_builder, run_pipeline};
+use fieldproof_runtime::msgs::geometry_msgs::Twist;
+use fieldproof_runtime::Param;
+
+fn main() -> std::process::ExitCode {
+    fieldproof_runtime::main(
+        || {
+            injector_builder("command_relay")
+                .param(
+                    Param::double("max_linear_mps", 0.0)
+                        .range(0.0, 1000.0)
+                        .description(
+                            "fault actuator.limit: cap on the linear speed, m/s (0: no limit)",
+                        ),
+                )
+                .param(
+                    Param::double("max_angular_radps", 0.0)
+                        .range(0.0, 1000.0)
+                        .description(
+                            "fault actuator.limit: cap on the angular speed, rad/s (0: no limit)",
+                        ),
+                )
+        },
+        |node| async move {
+            let max_linear = node.watch_f64("max_linear_mps");
+            let max_angular = node.watch_f64("max_angular_radps");
+            let transform = move |twist: Twist| {
+                let limits = SpeedLimits {
+                    max_linear_mps: max_linear.get(),
+                    max_angular_radps: max_angular.get(),
+                };
+                Some(limits.apply(twist))
+            };
+            run_pipeline(&node, transform, node.shutdown_requested()).await
+        },
+    )
+}
