@@ -760,16 +760,30 @@ impl Node {
         })
     }
 
-    /// The bool parameter `name`, kept current on every change.
+    fn expect_type(&self, name: &str, t: crate::value::ParamType) {
+        let decl = self.inner.params.decl(name).map(|d| d.default.ptype());
+        assert!(
+            decl == Some(t),
+            "parameter '{name}' is not declared as {t} (declared: {decl:?})"
+        );
+    }
+
+    /// The bool parameter `name`, kept current on every change. Panics if `name` is not
+    /// declared as a bool.
     pub fn watch_bool(&self, name: &str) -> Watch<bool> {
+        self.expect_type(name, crate::value::ParamType::Bool);
         self.inner.params.watch_bool(name)
     }
-    /// The integer parameter `name`, kept current on every change.
+    /// The integer parameter `name`, kept current on every change. Panics if `name` is
+    /// not declared as an integer.
     pub fn watch_int(&self, name: &str) -> Watch<i64> {
+        self.expect_type(name, crate::value::ParamType::Integer);
         self.inner.params.watch_int(name)
     }
-    /// The double parameter `name`, kept current on every change.
+    /// The double parameter `name`, kept current on every change. Panics if `name` is
+    /// not declared as a double.
     pub fn watch_f64(&self, name: &str) -> Watch<f64> {
+        self.expect_type(name, crate::value::ParamType::Double);
         self.inner.params.watch_double(name)
     }
     /// Any parameter `name`, kept current on every change (`None` if undeclared).
@@ -1098,6 +1112,29 @@ where
             .await
             .map_err(|e| err(format!("{e:?}")))?;
         Ok(resp)
+    }
+    /// Calls, waiting `each` for the response and resending up to `tries` times: a
+    /// request sent before discovery matched the service is lost (volatile QoS). The
+    /// service may see the request more than once, so use it for idempotent requests.
+    pub async fn call_retry(
+        &self,
+        req: Req,
+        each: Duration,
+        tries: usize,
+    ) -> Result<Resp, NodeError> {
+        for _ in 0..tries {
+            let call = futures::FutureExt::fuse(self.call(req.clone()));
+            let timer = futures::FutureExt::fuse(async_io::Timer::after(each));
+            futures::pin_mut!(call, timer);
+            futures::select! {
+                r = call => return r,
+                _ = timer => {}
+            }
+        }
+        Err(NodeError::Call {
+            service: self.name.clone(),
+            reason: format!("no response after {tries} tries of {each:?}"),
+        })
     }
     /// The resolved service name.
     pub fn name(&self) -> &str {

@@ -177,8 +177,7 @@ pub async fn timeout<T>(d: Duration, fut: impl Future<Output = T>) -> Option<T> 
     }
 }
 
-/// Calls a service, resending every `each` until a response arrives (a request sent
-/// before discovery matched the service is lost), at most `tries` times.
+/// Calls a service, resending every `each` (see `Client::call_retry`), at most `tries` times.
 pub async fn call<Req, Resp>(
     client: &fieldproof_runtime::Client<Req, Resp>,
     req: Req,
@@ -189,10 +188,8 @@ where
     Req: serde::Serialize + serde::de::DeserializeOwned + Clone + Send + 'static,
     Resp: serde::Serialize + serde::de::DeserializeOwned + Send + 'static,
 {
-    for _ in 0..tries {
-        if let Some(r) = timeout(each, client.call(req.clone())).await {
-            return r.expect("service call");
-        }
-    }
-    panic!("no response from {} after {tries} tries", client.name());
+    client
+        .call_retry(req, each, tries)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"))
 }
