@@ -31,20 +31,58 @@ struct Settings {
 
 fn builder() -> NodeBuilder {
     NodeBuilder::new("fieldproof_sim")
-        .param(Param::string("world", "").description("world file (worlds/<name>.yaml)").read_only())
-        .param(Param::string("vehicles", "").description("YAML spawn list: [{ns, manifest, spawn, ...}]").read_only())
-        .param(Param::int("seed", 0).description("seed of every noise stream").read_only())
-        .param(Param::double("step_hz", 1000.0).description("physics rate").range(10.0, 10000.0).read_only())
+        .param(
+            Param::string("world", "")
+                .description("world file (worlds/<name>.yaml)")
+                .read_only(),
+        )
+        .param(
+            Param::string("vehicles", "")
+                .description("YAML spawn list: [{ns, manifest, spawn, ...}]")
+                .read_only(),
+        )
+        .param(
+            Param::int("seed", 0)
+                .description("seed of every noise stream")
+                .read_only(),
+        )
+        .param(
+            Param::double("step_hz", 1000.0)
+                .description("physics rate")
+                .range(10.0, 10000.0)
+                .read_only(),
+        )
         .param(
             Param::double("real_time_factor", 1.0)
                 .description("simulation speed: 1 real time, >1 faster, 0 as fast as possible")
                 .range(0.0, 1000.0),
         )
-        .param(Param::bool("paused", false).description("stop stepping (step with ~/step, seconds)"))
-        .param(Param::bool("publish_clock", true).description("publish /clock").read_only())
-        .param(Param::double("clock_rate_hz", 0.0).description("/clock rate, 0: every step").range(0.0, 10000.0).read_only())
-        .param(Param::double("truth_rate_hz", 50.0).description("truth pose rate").range(1.0, 1000.0).read_only())
-        .param(Param::double("duration_s", 0.0).description("stop after this much simulation time, 0: never").range(0.0, 1e9).read_only())
+        .param(
+            Param::bool("paused", false).description("stop stepping (step with ~/step, seconds)"),
+        )
+        .param(
+            Param::bool("publish_clock", true)
+                .description("publish /clock")
+                .read_only(),
+        )
+        .param(
+            Param::double("clock_rate_hz", 0.0)
+                .description("/clock rate, 0: every step")
+                .range(0.0, 10000.0)
+                .read_only(),
+        )
+        .param(
+            Param::double("truth_rate_hz", 50.0)
+                .description("truth pose rate")
+                .range(1.0, 1000.0)
+                .read_only(),
+        )
+        .param(
+            Param::double("duration_s", 0.0)
+                .description("stop after this much simulation time, 0: never")
+                .range(0.0, 1e9)
+                .read_only(),
+        )
 }
 
 fn param_str(cfg: &NodeConfig, name: &str) -> String {
@@ -128,10 +166,15 @@ fn settings(cfg: &NodeConfig) -> Result<Settings, SimError> {
         s.specs = cli_specs;
     }
     if s.world.is_empty() {
-        return Err(SimError::Config("no world: --world worlds/<name>.yaml or -p world:=...".into()));
+        return Err(SimError::Config(
+            "no world: --world worlds/<name>.yaml or -p world:=...".into(),
+        ));
     }
     if !(10.0..=10_000.0).contains(&s.cfg.step_hz) {
-        return Err(SimError::Config(format!("step_hz: {} is not within 10..10000", s.cfg.step_hz)));
+        return Err(SimError::Config(format!(
+            "step_hz: {} is not within 10..10000",
+            s.cfg.step_hz
+        )));
     }
     Ok(s)
 }
@@ -163,7 +206,10 @@ fn main() -> ExitCode {
             println!("{} {} {:?}", t.name, t.ros_type, t.qos);
         }
         for c in sim.command_topics() {
-            println!("{} geometry_msgs/msg/Twist (subscribed) {:?}", c.name, c.qos);
+            println!(
+                "{} geometry_msgs/msg/Twist (subscribed) {:?}",
+                c.name, c.qos
+            );
         }
         return ExitCode::SUCCESS;
     }

@@ -7,7 +7,9 @@ use std::time::{Duration, Instant};
 use fieldproof_msgs::geometry_msgs::{PoseStamped, Twist};
 use fieldproof_msgs::nav_msgs::Odometry;
 use fieldproof_msgs::rosgraph_msgs::Clock;
-use fieldproof_msgs::sensor_msgs::{CameraInfo, Image, Imu, JointState, LaserScan, NavSatFix, PointCloud2};
+use fieldproof_msgs::sensor_msgs::{
+    CameraInfo, Image, Imu, JointState, LaserScan, NavSatFix, PointCloud2,
+};
 use fieldproof_msgs::std_msgs;
 use fieldproof_msgs::tf2_msgs::TFMessage;
 use fieldproof_msgs::RosMessage;
@@ -172,7 +174,12 @@ pub async fn run(node: Node, mut sim: Simulation, opts: RunOptions) -> Result<()
     let commands: Vec<(usize, Subscription<Twist>)> = sim
         .command_topics()
         .iter()
-        .map(|c| Ok((c.vehicle, node.subscription::<Twist>(&c.name, qos_spec(&c.qos))?)))
+        .map(|c| {
+            Ok((
+                c.vehicle,
+                node.subscription::<Twist>(&c.name, qos_spec(&c.qos))?,
+            ))
+        })
         .collect::<Result<_, NodeError>>()?;
     let steps = node.subscription::<std_msgs::Float64>("~/step", qos::default())?;
     let rtf = node.watch_f64("real_time_factor");

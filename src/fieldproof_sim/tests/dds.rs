@@ -1,0 +1,184 @@
+//! Over DDS: the simulator binary publishes /clock and odometry with the right types, and
+//! drives from the hidden command topic. Every participant lives in a private network
+//! namespace: outside one, each test re-runs itself under `scripts/netns-run`.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use futures::FutureExt;
+
+use fieldproof_runtime::msgs::geometry_msgs::{Twist, Vector3};
+use fieldproof_runtime::msgs::nav_msgs::Odometry;
+use fieldproof_runtime::msgs::rosgraph_msgs::Clock;
+use fieldproof_runtime::msgs::tf2_msgs::TFMessage;
+use fieldproof_runtime::{qos, Node, NodeBuilder, NodeResult};
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// True inside a project-made network namespace; otherwise runs `test` there (asserting it
+/// passes) and returns false.
+fn in_netns(test: &str) -> bool {
+    if std::env::var("FIELDPROOF_IN_NETNS").as_deref() == Ok("1") {
+        return true;
+    }
+    let st = Command::new(repo().join("scripts/netns-run"))
+        .arg(std::env::current_exe().unwrap())
+        .args([test, "--exact", "--nocapture", "--test-threads=1"])
+        .status()
+        .expect("scripts/netns-run");
+    assert!(st.success(), "{test} failed inside its network namespace");
+    false
+}
+
+struct Sim(Child);
+
+impl Drop for Sim {
+    fn drop(&mut self) {
+        if let Ok(None) = self.0.try_wait() {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+}
+
+fn start_sim(domain: u16, args: &[&str]) -> Sim {
+    Sim(Command::new(env!("CARGO_BIN_EXE_fieldproof_sim"))
+        .current_dir(repo())
+        .args(args)
+        .env("ROS_DOMAIN_ID", domain.to_string())
+        .env_remove("ROS_AUTOMATIC_DISCOVERY_RANGE")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .spawn()
+        .expect("start fieldproof_sim"))
+}
+
+fn peer<F, Fut>(domain: u16, body: F)
+where
+    F: FnOnce(Node) -> Fut,
+    Fut: std::future::Future<Output = NodeResult>,
+{
+    let d = domain.to_string();
+    let cfg = NodeBuilder::new("sim_test_peer")
+        .resolve(["peer"], |k| (k == "ROS_DOMAIN_ID").then(|| d.clone()))
+        .expect("peer config");
+    fieldproof_runtime::run(cfg, body).expect("peer run");
+}
+
+async fn within<T>(d: Duration, fut: impl std::future::Future<Output = T>) -> T {
+    futures::select! {
+        v = fut.fuse() => v,
+        _ = FutureExt::fuse(async_io::Timer::after(d)) => panic!("timed out after {d:?}"),
+    }
+}
+
+#[test]
+fn clock_and_odometry_arrive_and_cmd_vel_drives() {
+    if !in_netns("clock_and_odometry_arrive_and_cmd_vel_drives") {
+        return;
+    }
+    let domain = 61;
+    let mut sim = start_sim(
+        domain,
+        &[
+            "--world",
+            "worlds/depot.yaml",
+            "--vehicle",
+            "ns=ugv1,manifest=robots/ugv_ref/robot.yaml,spawn=spawn_dock",
+            "--duration",
+            "120",
+        ],
+    );
+    peer(domain, |node| async move {
+        let clock = node.subscription::<Clock>("/clock", qos::clock())?;
+        let odom = node.subscription::<Odometry>("/ugv1/_bridge/odom", qos::default())?;
+        let tf_static = node.subscription::<TFMessage>("/ugv1/tf_static", qos::latched())?;
+        let cmd = node.publisher::<Twist>("/ugv1/_bridge/cmd_vel", qos::default())?;
+        let t0 = within(Duration::from_secs(30), clock.recv()).await?;
+        let t1 = within(Duration::from_secs(10), clock.recv()).await?;
+        assert!(t1.clock > t0.clock, "/clock advances: {t0:?} {t1:?}");
+        let o = within(Duration::from_secs(10), odom.recv()).await?;
+        assert_eq!(
+            (o.header.frame_id.as_str(), o.child_frame_id.as_str()),
+            ("odom", "base_link")
+        );
+        // Late joiner on a transient-local topic still gets the static frames.
+        let ts = within(Duration::from_secs(10), tf_static.recv()).await?;
+        assert_eq!(ts.transforms.len(), 6);
+        within(Duration::from_secs(10), cmd.wait_for_subscriptions(1)).await;
+        let go = Twist {
+            linear: Vector3 {
+                x: 0.5,
+                y: 0.0,
+                z: 0.0,
+            },
+            ..Twist::default()
+        };
+        let moved = within(Duration::from_secs(30), async {
+            loop {
+                cmd.publish(go)?;
+                let o = odom.recv().await?;
+                if o.pose.pose.position.x > 0.2 {
+                    return Ok::<_, fieldproof_runtime::NodeError>(o);
+                }
+            }
+        })
+        .await?;
+        assert!(moved.twist.twist.linear.x > 0.0);
+        assert!(moved.pose.pose.position.y.abs() < 1e-6);
+        Ok(())
+    });
+    // SIGTERM: the simulator leaves the graph and exits 0.
+    let st = Command::new("kill")
+        .arg("-TERM")
+        .arg(sim.0.id().to_string())
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let status = sim.0.wait().unwrap();
+    assert!(status.success(), "{status:?}");
+}
+
+#[test]
+fn bad_manifest_exits_2_with_the_field() {
+    if !in_netns("bad_manifest_exits_2_with_the_field") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let base = std::fs::read_to_string(repo().join("robots/ugv_ref/robot.yaml")).unwrap();
+    let bad = base.replace(
+        "reliability: reliable, durability: volatile",
+        "reliability: sometimes, durability: volatile",
+    );
+    std::fs::create_dir_all(dir.path().join("urdf")).unwrap();
+    std::fs::copy(
+        repo().join("robots/ugv_ref/urdf/ugv_ref.urdf.xacro"),
+        dir.path().join("urdf/ugv_ref.urdf.xacro"),
+    )
+    .unwrap();
+    let manifest = dir.path().join("robot.yaml");
+    std::fs::write(&manifest, bad).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_fieldproof_sim"))
+        .current_dir(repo())
+        .args(["--world", "worlds/depot.yaml", "--vehicle"])
+        .arg(format!("ns=ugv1,manifest={}", manifest.display()))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(
+            "drive.command.qos.reliability: \"sometimes\" is not one of reliable, best_effort"
+        ),
+        "{err}"
+    );
+    let out = Command::new(env!("CARGO_BIN_EXE_fieldproof_sim"))
+        .current_dir(repo())
+        .args(["--world", "worlds/nope.yaml"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}
