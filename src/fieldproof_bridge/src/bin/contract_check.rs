@@ -1,0 +1,124 @@
+//! `contract_check <bundle> [--timeout s] [--samples n] [--tolerance f] [--render-tolerance f]
+//! [--json FILE] [--ros-args ...]`: subscribes to every published topic of the bundle's
+//! contract.yaml, reads the graph from discovery, prints one finding per check and exits 1 on
+//! a failure (0 when every check passes, 2 for bad arguments or an unreadable contract).
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use clap::Parser;
+use fieldproof_bridge::contract::collect::{self, CollectOptions};
+use fieldproof_bridge::contract::eval::{self, Report, Settings};
+use fieldproof_bridge::contract::Contract;
+use fieldproof_runtime::NodeBuilder;
+
+/// Check a running stack against a bundle's contract.
+#[derive(Debug, Parser)]
+#[command(name = "contract_check", version)]
+struct Cli {
+    /// The bundle directory (or its contract.yaml).
+    bundle: PathBuf,
+    /// Seconds to wait for the samples before judging with what arrived.
+    #[arg(long, default_value_t = 300.0)]
+    timeout: f64,
+    /// Messages wanted per topic (after the first), per transform for TF.
+    #[arg(long, default_value_t = 10)]
+    samples: usize,
+    /// Relative rate tolerance.
+    #[arg(long, default_value_t = 0.1)]
+    tolerance: f64,
+    /// Relative rate tolerance of images, camera info, point clouds and laser scans.
+    #[arg(long = "render-tolerance")]
+    render_tolerance: Option<f64>,
+    /// Write the result as JSON to this file.
+    #[arg(long)]
+    json: Option<PathBuf>,
+}
+
+fn main() -> ExitCode {
+    let argv: Vec<String> = std::env::args().collect();
+    // Our options come before `--ros-args`; the runtime reads what follows.
+    let ours: Vec<&String> = argv.iter().take_while(|a| *a != "--ros-args").collect();
+    let cli = match Cli::try_parse_from(ours) {
+        Ok(c) => c,
+        Err(e) => {
+            let code = if e.use_stderr() { 2 } else { 0 };
+            let _ = e.print();
+            return ExitCode::from(code);
+        }
+    };
+    let bad = |what: &str, v: f64| !(v.is_finite() && v >= 0.0) || (what == "timeout" && v == 0.0);
+    for (what, v) in [
+        ("timeout", cli.timeout),
+        ("tolerance", cli.tolerance),
+        ("render-tolerance", cli.render_tolerance.unwrap_or(0.0)),
+    ] {
+        if bad(what, v) {
+            eprintln!("contract_check: error: --{what}: {v} must be a positive number");
+            return ExitCode::from(2);
+        }
+    }
+    let contract = match Contract::load(&cli.bundle) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("contract_check: error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let settings = Settings {
+        samples: cli.samples,
+        tolerance: cli.tolerance,
+        render_tolerance: cli.render_tolerance,
+    };
+    let opts = CollectOptions {
+        timeout: Duration::from_secs_f64(cli.timeout),
+        samples: cli.samples,
+        ..CollectOptions::default()
+    };
+    let cfg = match NodeBuilder::new("contract_check").resolve(argv, |k| std::env::var(k).ok()) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("contract_check: error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let verdict: Arc<Mutex<Option<Report>>> = Arc::new(Mutex::new(None));
+    let out = verdict.clone();
+    let run = fieldproof_runtime::run(cfg, |node| async move {
+        let obs = collect::collect(&node, &contract, &opts).await;
+        *out.lock().unwrap() = Some(eval::evaluate(&contract, &obs, &settings));
+        Ok(())
+    });
+    // The participant is closed here: printing and exiting cannot cut a peer off.
+    if let Err(e) = run {
+        eprintln!("contract_check: error: {e}");
+        return ExitCode::FAILURE;
+    }
+    let Some(report) = verdict.lock().unwrap().take() else {
+        eprintln!("contract_check: interrupted before the checks completed");
+        return ExitCode::FAILURE;
+    };
+    for f in &report.findings {
+        println!("{f}");
+    }
+    println!(
+        "contract_check: {} passed, {} failed, {} skipped ({:.1} s)",
+        report.pass, report.fail, report.skip, report.duration_s
+    );
+    if let Some(path) = &cli.json {
+        let mut doc = serde_json::to_value(&report).expect("the report serializes");
+        doc["bundle"] = serde_json::Value::from(cli.bundle.display().to_string());
+        let text = serde_json::to_string_pretty(&doc).expect("JSON values serialize");
+        if let Err(e) = std::fs::write(path, text + "\n") {
+            eprintln!("contract_check: error: writing {}: {e}", path.display());
+            return ExitCode::FAILURE;
+        }
+    }
+    if report.passed {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}
