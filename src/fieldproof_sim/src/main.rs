@@ -14,7 +14,7 @@
 use std::process::ExitCode;
 
 use fieldproof_robots::World;
-use fieldproof_runtime::{NodeBuilder, NodeConfig, Param, ParamValue};
+use fieldproof_runtime::{NodeBuilder, NodeConfig, ParamValue};
 use fieldproof_sim::ros::{self, RunOptions};
 use fieldproof_sim::{SimConfig, SimError, Simulation, Spawn, SpawnSpec};
 
@@ -30,59 +30,7 @@ struct Settings {
 }
 
 fn builder() -> NodeBuilder {
-    NodeBuilder::new("fieldproof_sim")
-        .param(
-            Param::string("world", "")
-                .description("world file (worlds/<name>.yaml)")
-                .read_only(),
-        )
-        .param(
-            Param::string("vehicles", "")
-                .description("YAML spawn list: [{ns, manifest, spawn, ...}]")
-                .read_only(),
-        )
-        .param(
-            Param::int("seed", 0)
-                .description("seed of every noise stream")
-                .read_only(),
-        )
-        .param(
-            Param::double("step_hz", 1000.0)
-                .description("physics rate")
-                .range(10.0, 10000.0)
-                .read_only(),
-        )
-        .param(
-            Param::double("real_time_factor", 1.0)
-                .description("simulation speed: 1 real time, >1 faster, 0 as fast as possible")
-                .range(0.0, 1000.0),
-        )
-        .param(
-            Param::bool("paused", false).description("stop stepping (step with ~/step, seconds)"),
-        )
-        .param(
-            Param::bool("publish_clock", true)
-                .description("publish /clock")
-                .read_only(),
-        )
-        .param(
-            Param::double("clock_rate_hz", 0.0)
-                .description("/clock rate, 0: every step")
-                .range(0.0, 10000.0)
-                .read_only(),
-        )
-        .param(
-            Param::double("truth_rate_hz", 50.0)
-                .description("truth pose rate")
-                .range(1.0, 1000.0)
-                .read_only(),
-        )
-        .param(
-            Param::double("duration_s", 0.0)
-                .description("stop after this much simulation time, 0: never")
-                .range(0.0, 1e9)
-                .read_only(),
-        )
+    ros::node_builder()
 }
 
 fn param_str(cfg: &NodeConfig, name: &str) -> String {

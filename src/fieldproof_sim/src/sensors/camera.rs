@@ -43,25 +43,13 @@ impl Intrinsics {
     }
 }
 
-#[derive(Debug, Clone, Copy)]
-struct Column {
-    /// Horizontal direction of the column's ray in the world.
-    dx: f64,
-    dy: f64,
-    /// cos of the angle between the ray and the optical axis.
-    cos: f64,
-    /// (planar depth, colour, top row, bottom row) of what the ray hit.
-    hit: Option<(f32, [u8; 3], f64, f64)>,
-}
-
-/// One rendered frame: the column hits, shared by the image, depth and cloud outputs.
+/// One rendered frame: colour and planar depth of every pixel (row-major), computed once
+/// and shared by the image, depth and cloud outputs.
 #[derive(Debug, Clone)]
 pub struct Frame {
     intr: Intrinsics,
-    cam: Pose,
-    near: f64,
-    far: f64,
-    cols: Vec<Column>,
+    rgb: Vec<[u8; 3]>,
+    depth: Vec<f32>,
 }
 
 /// Renders the view of the camera mounted at `mount` on vehicle `own`.
@@ -81,81 +69,94 @@ pub fn render(
         z: p[2],
         yaw: v.pose.yaw + mount.yaw,
     };
-    let cols = (0..intr.width)
-        .map(|u| {
-            let off = ((intr.cx - f64::from(u)) / intr.f).atan();
-            let yaw = cam.yaw + off;
-            let (dy, dx) = yaw.sin_cos();
-            let cos = off.cos();
-            let hit = cast(
-                world,
-                vehicles,
-                own,
-                (cam.x, cam.y, cam.z),
-                yaw,
-                spec.far_m / cos,
-            )
-            .and_then(|(d, what)| {
-                let depth = d * cos;
-                if depth < spec.near_m {
-                    return None;
-                }
-                let (height, colour) = match what {
-                    Hit::Obstacle(i) => (world.obstacles[i].height, world.obstacles[i].color),
-                    Hit::Vehicle(j) => (vehicles[j].z_span().1, [230, 230, 230]),
-                };
-                let top = intr.cy - intr.f * (height - cam.z) / depth;
-                let bottom = intr.cy + intr.f * cam.z / depth;
-                let shade = (1.0 - 0.6 * (depth / spec.far_m)).clamp(0.3, 1.0);
-                let c = colour.map(|x| (f64::from(x) * shade) as u8);
-                Some((depth as f32, c, top, bottom))
-            });
-            Column { dx, dy, cos, hit }
+    let (w, h) = (intr.width as usize, intr.height as usize);
+    // Per row: the planar depth of the ground (if it is seen there) and the sky colour.
+    let ground: Vec<f64> = (0..h)
+        .map(|row| {
+            let below = row as f64 - intr.cy;
+            let d = if below > 0.0 && cam.z > 0.0 {
+                cam.z * intr.f / below
+            } else {
+                f64::INFINITY
+            };
+            if d >= spec.near_m && d <= spec.far_m {
+                d
+            } else {
+                f64::INFINITY
+            }
         })
         .collect();
-    Frame {
-        intr,
-        cam,
-        near: spec.near_m,
-        far: spec.far_m,
-        cols,
-    }
-}
-
-impl Frame {
-    /// Colour and planar depth (inf: nothing within far) of pixel (u, v).
-    #[inline]
-    fn pixel(&self, u: usize, v: usize) -> ([u8; 3], f32) {
-        let col = &self.cols[u];
-        let vf = v as f64;
-        if let Some((d, c, top, bottom)) = col.hit {
-            if vf >= top && vf <= bottom {
-                return (c, d);
+    let sky: Vec<[u8; 3]> = (0..h)
+        .map(|row| {
+            let t = row as f64 / h as f64;
+            [(110.0 + 80.0 * t) as u8, (160.0 + 60.0 * t) as u8, 235]
+        })
+        .collect();
+    let mut rgb = vec![[0u8; 3]; w * h];
+    let mut depth = vec![f32::INFINITY; w * h];
+    for u in 0..w {
+        let off = ((intr.cx - u as f64) / intr.f).atan();
+        let yaw = cam.yaw + off;
+        let (dy, dx) = yaw.sin_cos();
+        let cos = off.cos();
+        let hit = cast(
+            world,
+            vehicles,
+            own,
+            (cam.x, cam.y, cam.z),
+            yaw,
+            spec.far_m / cos,
+        )
+        .and_then(|(d, what)| {
+            let planar = d * cos;
+            if planar < spec.near_m {
+                return None;
             }
-        }
-        let below = vf - self.intr.cy;
-        if below > 0.0 && self.cam.z > 0.0 {
-            let depth = self.cam.z * self.intr.f / below;
-            if depth <= self.far && depth >= self.near {
-                let dist = depth / col.cos;
-                let gx = self.cam.x + col.dx * dist;
-                let gy = self.cam.y + col.dy * dist;
-                let checker = (gx.floor() as i64 + gy.floor() as i64) & 1 == 0;
-                let c = if checker {
+            let (height, colour) = match what {
+                Hit::Obstacle(i) => (world.obstacles[i].height, world.obstacles[i].color),
+                Hit::Vehicle(j) => (vehicles[j].z_span().1, [230, 230, 230]),
+            };
+            let top = intr.cy - intr.f * (height - cam.z) / planar;
+            let bottom = intr.cy + intr.f * cam.z / planar;
+            let shade = (1.0 - 0.6 * (planar / spec.far_m)).clamp(0.3, 1.0);
+            Some((
+                planar as f32,
+                colour.map(|x| (f64::from(x) * shade) as u8),
+                top,
+                bottom,
+            ))
+        });
+        let (ax, ay) = (dx / cos, dy / cos);
+        for row in 0..h {
+            let i = row * w + u;
+            let rf = row as f64;
+            if let Some((d, c, top, bottom)) = hit {
+                if rf >= top && rf <= bottom {
+                    rgb[i] = c;
+                    depth[i] = d;
+                    continue;
+                }
+            }
+            let g = ground[row];
+            if g.is_finite() {
+                // Checkered ground: 1 m squares at the point the pixel sees.
+                let gx = (cam.x + ax * g + 1.0e6) as i64;
+                let gy = (cam.y + ay * g + 1.0e6) as i64;
+                rgb[i] = if (gx + gy) & 1 == 0 {
                     [120, 110, 90]
                 } else {
                     [90, 84, 70]
                 };
-                return (c, depth as f32);
+                depth[i] = g as f32;
+            } else {
+                rgb[i] = sky[row];
             }
         }
-        let t = (v as f64 / self.intr.height as f64).min(1.0);
-        (
-            [(110.0 + 80.0 * t) as u8, (160.0 + 60.0 * t) as u8, 235],
-            f32::INFINITY,
-        )
     }
+    Frame { intr, rgb, depth }
+}
 
+impl Frame {
     fn header(t_ns: i64, frame_id: &str) -> Header {
         Header {
             stamp: ros_time(t_ns),
@@ -166,27 +167,24 @@ impl Frame {
     /// The colour image (`rgb8`, `bgr8` or `mono8`).
     pub fn image(&self, encoding: &str, t_ns: i64, frame_id: &str) -> Image {
         let (w, h) = (self.intr.width as usize, self.intr.height as usize);
-        let channels = if encoding == "mono8" { 1 } else { 3 };
-        let mut data = Vec::with_capacity(w * h * channels);
-        for v in 0..h {
-            for u in 0..w {
-                let ([r, g, b], _) = self.pixel(u, v);
-                match encoding {
-                    "mono8" => {
-                        data.push(((u16::from(r) * 3 + u16::from(g) * 6 + u16::from(b)) / 10) as u8)
-                    }
-                    "bgr8" => data.extend_from_slice(&[b, g, r]),
-                    _ => data.extend_from_slice(&[r, g, b]),
-                }
-            }
-        }
+        let data: Vec<u8> = match encoding {
+            "mono8" => self
+                .rgb
+                .iter()
+                .map(|[r, g, b]| {
+                    ((u16::from(*r) * 3 + u16::from(*g) * 6 + u16::from(*b)) / 10) as u8
+                })
+                .collect(),
+            "bgr8" => self.rgb.iter().flat_map(|[r, g, b]| [*b, *g, *r]).collect(),
+            _ => self.rgb.as_flattened().to_vec(),
+        };
         Image {
             header: Self::header(t_ns, frame_id),
             height: h as u32,
             width: w as u32,
             encoding: encoding.to_string(),
             is_bigendian: 0,
-            step: (w * channels) as u32,
+            step: (data.len() / h.max(1)) as u32,
             data,
         }
     }
@@ -195,10 +193,8 @@ impl Frame {
     pub fn depth(&self, t_ns: i64, frame_id: &str) -> Image {
         let (w, h) = (self.intr.width as usize, self.intr.height as usize);
         let mut data = Vec::with_capacity(w * h * 4);
-        for v in 0..h {
-            for u in 0..w {
-                data.extend_from_slice(&self.pixel(u, v).1.to_le_bytes());
-            }
+        for d in &self.depth {
+            data.extend_from_slice(&d.to_le_bytes());
         }
         Image {
             header: Self::header(t_ns, frame_id),
@@ -215,21 +211,27 @@ impl Frame {
     /// NaN where nothing is within far.
     pub fn points(&self, t_ns: i64, frame_id: &str) -> PointCloud2 {
         let (w, h) = (self.intr.width as usize, self.intr.height as usize);
-        let mut data = Vec::with_capacity(w * h * 16);
-        for v in 0..h {
-            let zf = (self.intr.cy - v as f64) / self.intr.f;
+        let mut data = vec![0u8; w * h * 16];
+        let yf: Vec<f32> = (0..w)
+            .map(|u| ((self.intr.cx - u as f64) / self.intr.f) as f32)
+            .collect();
+        for row in 0..h {
+            let zf = ((self.intr.cy - row as f64) / self.intr.f) as f32;
             for u in 0..w {
-                let ([r, g, b], d) = self.pixel(u, v);
+                let i = row * w + u;
+                let d = self.depth[i];
                 let (x, y, z) = if d.is_finite() {
-                    let yf = (self.intr.cx - u as f64) / self.intr.f;
-                    (d, (f64::from(d) * yf) as f32, (f64::from(d) * zf) as f32)
+                    (d, d * yf[u], d * zf)
                 } else {
                     (f32::NAN, f32::NAN, f32::NAN)
                 };
+                let [r, g, b] = self.rgb[i];
                 let rgb = f32::from_bits(u32::from(r) << 16 | u32::from(g) << 8 | u32::from(b));
-                for f in [x, y, z, rgb] {
-                    data.extend_from_slice(&f.to_le_bytes());
-                }
+                let o = i * 16;
+                data[o..o + 4].copy_from_slice(&x.to_le_bytes());
+                data[o + 4..o + 8].copy_from_slice(&y.to_le_bytes());
+                data[o + 8..o + 12].copy_from_slice(&z.to_le_bytes());
+                data[o + 12..o + 16].copy_from_slice(&rgb.to_le_bytes());
             }
         }
         let field = |name: &str, offset| PointField {
