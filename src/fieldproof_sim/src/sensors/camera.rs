@@ -217,11 +217,11 @@ impl Frame {
             .collect();
         for row in 0..h {
             let zf = ((self.intr.cy - row as f64) / self.intr.f) as f32;
-            for u in 0..w {
+            for (u, yf) in yf.iter().enumerate() {
                 let i = row * w + u;
                 let d = self.depth[i];
                 let (x, y, z) = if d.is_finite() {
-                    (d, d * yf[u], d * zf)
+                    (d, d * yf, d * zf)
                 } else {
                     (f32::NAN, f32::NAN, f32::NAN)
                 };
