@@ -102,12 +102,11 @@ fn main() {
     let steps = (seconds * 1000.0) as u64;
     let cpu0 = cpu_seconds();
     let start = Instant::now();
-    let messages;
-    match mode.as_str() {
+    let messages = match mode.as_str() {
         "null" => {
             let mut sink = NullSink::default();
             sim.run_steps(steps, &mut sink);
-            messages = sink.count;
+            sink.count
         }
         "nocam" => {
             let skip = sim
@@ -120,7 +119,7 @@ fn main() {
                 .collect();
             let mut sink = NoCamera(NullSink::default(), skip);
             sim.run_steps(steps, &mut sink);
-            messages = sink.0.count;
+            sink.0.count
         }
         "dds" => {
             assert_eq!(
@@ -138,10 +137,10 @@ fn main() {
                 duration_ns: Some((seconds * 1e9) as i64),
             };
             fieldproof_runtime::run(cfg, move |node| ros::run(node, sim, opts)).expect("run");
-            messages = 0;
+            0
         }
         other => panic!("unknown mode {other}"),
-    }
+    };
     let wall = start.elapsed().as_secs_f64();
     let cpu = cpu_seconds() - cpu0;
     println!(
