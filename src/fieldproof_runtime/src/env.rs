@@ -25,7 +25,8 @@ pub enum DiscoveryRange {
 pub struct DdsEnv {
     /// `ROS_DOMAIN_ID` (default 0).
     pub domain_id: u16,
-    /// `ROS_AUTOMATIC_DISCOVERY_RANGE` (default `SUBNET`).
+    /// `ROS_AUTOMATIC_DISCOVERY_RANGE` (default `SUBNET`; `LOCALHOST` when the deprecated
+    /// `ROS_LOCALHOST_ONLY=1` is set).
     pub range: DiscoveryRange,
     /// `ROS_STATIC_PEERS`, `;`-separated.
     pub static_peers: Vec<String>,
@@ -84,6 +85,13 @@ impl DdsEnv {
                     })
                 }
             },
+        };
+        // Deprecated since Jazzy but still honoured by rcl: ROS_LOCALHOST_ONLY=1 wins.
+        let localhost_only = get("ROS_LOCALHOST_ONLY").is_some_and(|v| v.trim() == "1");
+        let range = if localhost_only {
+            DiscoveryRange::Localhost
+        } else {
+            range
         };
         let static_peers = get("ROS_STATIC_PEERS")
             .map(|s| {
@@ -177,6 +185,14 @@ mod tests {
             DiscoveryRange::Off
         );
         assert_eq!(env(&[("ROS_DOMAIN_ID", "")]).unwrap().domain_id, 0);
+        assert_eq!(
+            env(&[("ROS_LOCALHOST_ONLY", "1")]).unwrap().range,
+            DiscoveryRange::Localhost
+        );
+        assert_eq!(
+            env(&[("ROS_LOCALHOST_ONLY", "0")]).unwrap().range,
+            DiscoveryRange::Subnet
+        );
     }
 
     #[test]

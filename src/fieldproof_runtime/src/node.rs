@@ -473,7 +473,7 @@ impl Node {
         let c = clock.clone();
         node.inner.params.watch(
             "use_sim_time",
-            Box::new(move |v| c.set_sim(matches!(v, ParamValue::Bool(true)))),
+            Arc::new(move |v| c.set_sim(matches!(v, ParamValue::Bool(true)))),
         );
         // rclcpp announces declared parameters as new ones
         let all = node.inner.params.all();
@@ -792,7 +792,8 @@ impl Node {
     }
 
     /// Adds a hook run before every run-time change (after type/range checks);
-    /// `Err(reason)` rejects the change.
+    /// `Err(reason)` rejects the change. Hooks must not set parameters themselves (use
+    /// [`Self::on_parameter_changed`] to react).
     pub fn on_set_parameter(
         &self,
         hook: impl Fn(&str, &ParamValue) -> Result<(), String> + Send + Sync + 'static,
@@ -806,7 +807,7 @@ impl Node {
         name: &str,
         f: impl Fn(&ParamValue) + Send + Sync + 'static,
     ) {
-        self.inner.params.watch(name, Box::new(f));
+        self.inner.params.watch(name, Arc::new(f));
     }
 
     /// Sets a parameter as the `set_parameters` service would (validation, hooks,

@@ -316,7 +316,7 @@ pub struct ParamChange {
     pub value: ParamValue,
 }
 
-type Watcher = Box<dyn Fn(&ParamValue) + Send + Sync>;
+type Watcher = Arc<dyn Fn(&ParamValue) + Send + Sync>;
 
 /// The node's parameter values, their declarations, hooks and watchers.
 pub(crate) struct ParamStore {
@@ -472,18 +472,26 @@ impl ParamStore {
     }
 
     fn commit(&self, changes: &[ParamChange]) {
-        {
-            let mut values = self.values.write().unwrap();
-            for c in changes {
-                values.insert(c.name.clone(), c.value.clone());
-            }
-        }
-        let watchers = self.watchers.lock().unwrap();
+        let mut values = self.values.write().unwrap();
         for c in changes {
-            for (n, w) in watchers.iter() {
-                if *n == c.name {
-                    w(&c.value);
-                }
+            values.insert(c.name.clone(), c.value.clone());
+        }
+    }
+
+    /// Runs the watchers of `changes`, with no lock held (a watcher may set parameters
+    /// or add watchers).
+    fn notify(&self, changes: &[ParamChange]) {
+        for c in changes {
+            let ws: Vec<Watcher> = self
+                .watchers
+                .lock()
+                .unwrap()
+                .iter()
+                .filter(|(n, _)| *n == c.name)
+                .map(|(_, w)| w.clone())
+                .collect();
+            for w in ws {
+                w(&c.value);
             }
         }
     }
@@ -494,7 +502,7 @@ impl ParamStore {
         name: &str,
         value: Option<&ParamValue>,
     ) -> Result<ParamChange, String> {
-        let _g = self.set_lock.lock().unwrap();
+        let guard = self.set_lock.lock().unwrap();
         let Some(value) = value else {
             return Err(format!(
                 "cannot undeclare parameter '{name}': it is statically declared"
@@ -507,6 +515,8 @@ impl ParamStore {
         };
         self.run_node_hooks(std::slice::from_ref(&change))?;
         self.commit(std::slice::from_ref(&change));
+        drop(guard);
+        self.notify(std::slice::from_ref(&change));
         Ok(change)
     }
 
@@ -515,7 +525,7 @@ impl ParamStore {
         &self,
         params: &[(String, Option<ParamValue>)],
     ) -> Result<Vec<ParamChange>, String> {
-        let _g = self.set_lock.lock().unwrap();
+        let guard = self.set_lock.lock().unwrap();
         let mut changes = Vec::new();
         for (name, value) in params {
             let Some(value) = value else {
@@ -530,6 +540,8 @@ impl ParamStore {
         }
         self.run_node_hooks(&changes)?;
         self.commit(&changes);
+        drop(guard);
+        self.notify(&changes);
         Ok(changes)
     }
 
@@ -617,7 +629,7 @@ impl ParamStore {
         let c = cell.clone();
         self.watch(
             name,
-            Box::new(move |v| {
+            Arc::new(move |v| {
                 if let ParamValue::Bool(b) = v {
                     c.store(*b, Ordering::Release)
                 }
@@ -630,7 +642,7 @@ impl ParamStore {
         let c = cell.clone();
         self.watch(
             name,
-            Box::new(move |v| {
+            Arc::new(move |v| {
                 if let ParamValue::Integer(i) = v {
                     c.store(*i, Ordering::Release)
                 }
@@ -643,7 +655,7 @@ impl ParamStore {
         let c = cell.clone();
         self.watch(
             name,
-            Box::new(move |v| {
+            Arc::new(move |v| {
                 if let ParamValue::Double(d) = v {
                     c.0.store(d.to_bits(), Ordering::Release)
                 }
@@ -656,7 +668,7 @@ impl ParamStore {
         let c = cell.clone();
         self.watch(
             name,
-            Box::new(move |v| *c.write().unwrap() = Some(v.clone())),
+            Arc::new(move |v| *c.write().unwrap() = Some(v.clone())),
         );
         Watch { inner: cell }
     }
@@ -779,6 +791,22 @@ mod tests {
         let d = s.watch_double("speed");
         s.set("speed", Some(&ParamValue::Double(1.25))).unwrap();
         assert_eq!(d.get(), 1.25);
+    }
+
+    #[test]
+    fn watchers_may_set_parameters() {
+        let s = Arc::new(store(&[], &[]).unwrap());
+        let s2 = s.clone();
+        s.watch(
+            "flag",
+            Arc::new(move |v| {
+                if *v == ParamValue::Bool(true) {
+                    s2.set("a", Some(&ParamValue::Integer(9))).unwrap();
+                }
+            }),
+        );
+        s.set("flag", Some(&ParamValue::Bool(true))).unwrap();
+        assert_eq!(s.get("a"), Some(ParamValue::Integer(9)));
     }
 
     #[test]
