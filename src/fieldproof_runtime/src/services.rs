@@ -151,7 +151,10 @@ pub(crate) async fn clock_follower(node: Node) {
     loop {
         clock.wait_sim(true).await;
         let sub = match node.subscription::<ClockMsg>("/clock", qos::clock()) {
-            Ok(s) => s,
+            Ok(s) => {
+                tracing::info!("use_sim_time: following {}", s.topic());
+                s
+            }
             Err(e) => {
                 tracing::error!("use_sim_time: cannot subscribe /clock: {e}");
                 clock.wait_sim(false).await;
@@ -167,5 +170,6 @@ pub(crate) async fn clock_follower(node: Node) {
                 _ = clock.wait_sim(false).fuse() => break,
             }
         }
+        tracing::info!("use_sim_time off: system clock");
     }
 }

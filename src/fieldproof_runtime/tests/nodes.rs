@@ -536,3 +536,89 @@ fn discovery_range_localhost_is_seen_and_off_is_not() {
         }
     });
 }
+
+#[test]
+fn use_sim_time_can_be_switched_on_at_run_time() {
+    let proc = Proc::start(
+        "talker",
+        98,
+        &[
+            "--ros-args",
+            "-r",
+            "__node:=switcher",
+            "-p",
+            "rate_hz:=20.0",
+        ],
+    );
+    peer("switch_peer", 98, |node| {
+        let proc = &proc;
+        async move {
+            // ticking in system time first
+            proc.wait_line("Publishing: 'hello 2'", LONG).await;
+            let set = node.client::<SetParametersRequest, SetParametersResponse>(
+                "/switcher/set_parameters",
+                "rcl_interfaces/srv/SetParameters",
+            )?;
+            let r = call(
+                &set,
+                set_req(&[("use_sim_time", ParamValue::Bool(true))]),
+                Duration::from_secs(1),
+                20,
+            )
+            .await;
+            assert!(r.results[0].successful, "{:?}", r.results);
+            proc.wait_line("use_sim_time: following /clock", LONG).await;
+            // the node runs one executor thread: every system-time tick is logged before
+            // the switch line, and none after it while /clock is silent
+            let before = || {
+                let lines = proc.lines();
+                let at = lines
+                    .iter()
+                    .position(|l| l.contains("use_sim_time: following"))
+                    .unwrap();
+                let after = lines[at..]
+                    .iter()
+                    .filter(|l| l.contains("Publishing:"))
+                    .count();
+                (
+                    lines[..at]
+                        .iter()
+                        .filter(|l| l.contains("Publishing:"))
+                        .count(),
+                    after,
+                )
+            };
+            let (sys_ticks, _) = before();
+            let clock = node.publisher::<Clock>("/clock", qos::clock())?;
+            timeout(LONG, clock.wait_for_subscriptions(1))
+                .await
+                .expect("the node never subscribed /clock");
+            // sim time starts at 0: far behind the system time, so the timer restarts
+            for (i, ms) in (0..=200).step_by(10).enumerate() {
+                clock.publish(Clock {
+                    clock: Time::from_nanos(ms * 1_000_000),
+                })?;
+                async_io::Timer::after(Duration::from_millis(2)).await;
+                if ms > 0 && ms % 50 == 0 {
+                    let want = i / 5;
+                    timeout(LONG, async {
+                        while before().1 < want {
+                            clock
+                                .publish(Clock {
+                                    clock: Time::from_nanos(ms * 1_000_000),
+                                })
+                                .unwrap();
+                            async_io::Timer::after(Duration::from_millis(20)).await;
+                        }
+                    })
+                    .await
+                    .unwrap_or_else(|| panic!("no sim tick at {ms} ms"));
+                    assert_eq!(before().1, want, "at {ms} ms");
+                }
+            }
+            let next = format!("Publishing: 'hello {}'", sys_ticks + 4);
+            assert_eq!(proc.count(&next), 1, "{:#?}", proc.lines());
+            Ok(())
+        }
+    });
+}
