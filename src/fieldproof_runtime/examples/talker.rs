@@ -7,7 +7,8 @@
 //! ros2 param set /robot/my_talker rate_hz 5000.0   # rejected: out of range
 //! ```
 use fieldproof_runtime::msgs::std_msgs;
-use fieldproof_runtime::{qos, tracing, NodeBuilder, Param};
+use fieldproof_runtime::{qos, tracing, NodeBuilder, Param, ParamValue};
+use futures::FutureExt;
 
 fn main() -> std::process::ExitCode {
     fieldproof_runtime::main(
@@ -31,22 +32,30 @@ fn main() -> std::process::ExitCode {
             let publisher = node
                 .publisher::<std_msgs::String>(&node.param_str("topic"), node.qos_from_params())?;
             let enabled = node.watch_bool("enabled");
-            let rate = node.watch_f64("rate_hz");
+            let rate_changes = node.param_changes("rate_hz");
+            let mut hz = node.param_f64("rate_hz");
             let mut count = 0u64;
             loop {
-                let hz = rate.get();
                 let mut timer = node.timer_hz(hz);
                 tracing::info!("publishing on {} at {hz} Hz", publisher.topic());
-                // a new timer when rate_hz changes
-                while rate.get() == hz {
-                    timer.tick().await;
-                    if !enabled.get() {
-                        continue;
+                loop {
+                    futures::select! {
+                        _ = FutureExt::fuse(timer.tick()) => {
+                            if !enabled.get() {
+                                continue;
+                            }
+                            count += 1;
+                            let data = format!("{} {count}", node.param_str("message"));
+                            tracing::info!("Publishing: '{data}'");
+                            publisher.publish(std_msgs::String { data })?;
+                        }
+                        v = rate_changes.recv().fuse() => {
+                            if let Ok(ParamValue::Double(new)) = v {
+                                hz = new; // a new timer at the new rate
+                                break;
+                            }
+                        }
                     }
-                    count += 1;
-                    let data = format!("{} {count}", node.param_str("message"));
-                    tracing::info!("Publishing: '{data}'");
-                    publisher.publish(std_msgs::String { data })?;
                 }
             }
         },

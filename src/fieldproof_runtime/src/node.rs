@@ -810,6 +810,18 @@ impl Node {
         self.inner.params.watch(name, Arc::new(f));
     }
 
+    /// The values parameter `name` takes from now on, as a stream (a channel receiver).
+    pub fn param_changes(&self, name: &str) -> async_channel::Receiver<ParamValue> {
+        let (tx, rx) = async_channel::unbounded();
+        self.inner.params.watch_changes(
+            name,
+            Arc::new(move |v| {
+                let _ = tx.try_send(v.clone());
+            }),
+        );
+        rx
+    }
+
     /// Sets a parameter as the `set_parameters` service would (validation, hooks,
     /// `/parameter_events`). `Err` is the reason it was rejected.
     pub fn set_param(&self, name: &str, value: ParamValue) -> Result<(), String> {

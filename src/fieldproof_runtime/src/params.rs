@@ -441,6 +441,11 @@ impl ParamStore {
         if let Some(v) = self.get(name) {
             f(&v);
         }
+        self.watch_changes(name, f);
+    }
+
+    /// Calls `f` after every change of `name`.
+    pub(crate) fn watch_changes(&self, name: &str, f: Watcher) {
         self.watchers.lock().unwrap().push((name.to_string(), f));
     }
 

@@ -196,6 +196,7 @@ fn set_parameters_takes_effect_and_bad_values_are_rejected() {
         92,
         &["--ros-args", "-r", "__node:=setter", "-p", "rate_hz:=20.0"],
     );
+    let procr = &proc;
     peer("set_peer", 92, |node| async move {
         timeout(LONG, node.wait_for_node("/setter"))
             .await
@@ -251,6 +252,27 @@ fn set_parameters_takes_effect_and_bad_values_are_rejected() {
         })
         .await
         .expect("talker never published the new message");
+
+        // the node reacts to a new rate at once (through Node::param_changes)
+        let r = call(
+            &set,
+            set_req(&[("rate_hz", ParamValue::Double(50.0))]),
+            each,
+            20,
+        )
+        .await;
+        assert!(r.results[0].successful, "{:?}", r.results);
+        procr
+            .wait_line("publishing on /chatter at 50 Hz", LONG)
+            .await;
+        let r = call(
+            &set,
+            set_req(&[("rate_hz", ParamValue::Double(20.0))]),
+            each,
+            20,
+        )
+        .await;
+        assert!(r.results[0].successful, "{:?}", r.results);
 
         // bad values: rejected with a reason, old value kept
         let r = call(
