@@ -257,6 +257,7 @@ pub async fn run(node: Node, mut sim: Simulation, opts: RunOptions) -> Result<()
         sim.topics().len()
     );
     let step_ns = sim.step_ns();
+    sim.start(&mut sink);
     let mut last_refresh = Instant::now();
     let mut last_report = Instant::now();
     let mut report_sim = sim.time_ns();

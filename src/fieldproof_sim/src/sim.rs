@@ -133,6 +133,7 @@ pub struct Simulation {
     contacts: BTreeMap<(usize, Other), CollisionEvent>,
     events: Vec<CollisionEvent>,
     steps: u64,
+    started: bool,
 }
 
 impl Simulation {
@@ -159,6 +160,7 @@ impl Simulation {
             step_ns,
             t_ns: 0,
             steps: 0,
+            started: false,
             cfg,
         };
         if sim.cfg.publish_clock {
@@ -384,16 +386,24 @@ impl Simulation {
         }
     }
 
+    /// Publishes the latched topics (tf_static, robot_description) and the outputs at
+    /// t = 0 (sensors publish once when created, as Gazebo's do); once, before the first
+    /// step (which calls it if nobody did).
+    pub fn start(&mut self, sink: &mut dyn Sink) {
+        if self.started {
+            return;
+        }
+        self.started = true;
+        for (t, m) in self.latched.drain(..) {
+            sink.publish(t, m);
+        }
+        self.publish_due(sink);
+    }
+
     /// One physics step: the latched topics first (at t = 0), then move, detect
     /// collisions, publish what is due, and the clock.
     pub fn step(&mut self, sink: &mut dyn Sink) {
-        if self.steps == 0 {
-            for (t, m) in self.latched.drain(..) {
-                sink.publish(t, m);
-            }
-            // Sensors publish once when created, at t = 0 (as Gazebo's do).
-            self.publish_due(sink);
-        }
+        self.start(sink);
         self.steps += 1;
         self.t_ns += self.step_ns;
         let dt = self.step_ns as f64 * 1e-9;

@@ -182,3 +182,48 @@ fn bad_manifest_exits_2_with_the_field() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn paused_simulation_advances_only_on_step_requests() {
+    if !in_netns("paused_simulation_advances_only_on_step_requests") {
+        return;
+    }
+    let domain = 62;
+    let _sim = start_sim(
+        domain,
+        &[
+            "--world",
+            "worlds/depot.yaml",
+            "--vehicle",
+            "ns=ugv1,manifest=robots/ugv_ref/robot.yaml,spawn=spawn_dock,without=camera",
+            "--paused",
+            "--duration",
+            "120",
+        ],
+    );
+    peer(domain, |node| async move {
+        use fieldproof_runtime::msgs::std_msgs::Float64;
+        let clock = node.subscription::<Clock>("/clock", qos::default())?;
+        let step = node.publisher::<Float64>("/fieldproof_sim/step", qos::default())?;
+        // Paused: the latched frames are there, but no clock ticks.
+        let tf_static = node.subscription::<TFMessage>("/ugv1/tf_static", qos::latched())?;
+        within(Duration::from_secs(30), tf_static.recv()).await?;
+        within(Duration::from_secs(10), step.wait_for_subscriptions(1)).await;
+        within(Duration::from_secs(10), clock.wait_for_publishers(1)).await;
+        step.publish(Float64 { data: 0.25 })?;
+        let last = within(Duration::from_secs(20), async {
+            loop {
+                let c = clock.recv().await?;
+                if c.clock.sec == 0 && c.clock.nanosec >= 250_000_000 {
+                    return Ok::<_, fieldproof_runtime::NodeError>(c);
+                }
+            }
+        })
+        .await?;
+        assert_eq!(last.clock.nanosec, 250_000_000, "exactly 250 steps");
+        // Nothing more arrives while paused.
+        async_io::Timer::after(Duration::from_millis(500)).await;
+        assert!(clock.try_recv()?.is_none());
+        Ok(())
+    });
+}

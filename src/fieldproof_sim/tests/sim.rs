@@ -626,3 +626,68 @@ fn bad_spawns_name_the_problem() {
         .to_string();
     assert!(e.contains("already used"), "{e}");
 }
+
+#[test]
+fn frame_prefix_applies_to_every_frame() {
+    let mut sim =
+        sim(&["ns=ugv1,manifest=MANIFEST,spawn=spawn_dock,frame_prefix=ugv1/,without=camera"]);
+    let odom = topic(&sim, "/ugv1/_bridge/odom");
+    let scan = topic(&sim, "/ugv1/_bridge/scan");
+    let tf = topic(&sim, "/ugv1/tf");
+    let ts = topic(&sim, "/ugv1/tf_static");
+    let mut rec = Recorder::default();
+    sim.step(&mut rec);
+    let find = |t: usize| {
+        rec.messages
+            .iter()
+            .find(|(i, _)| *i == t)
+            .map(|(_, m)| m.clone())
+            .unwrap()
+    };
+    let Msg::Odometry(o) = find(odom) else {
+        panic!()
+    };
+    assert_eq!(
+        (o.header.frame_id.as_str(), o.child_frame_id.as_str()),
+        ("ugv1/odom", "ugv1/base_link")
+    );
+    let Msg::LaserScan(s) = find(scan) else {
+        panic!()
+    };
+    assert_eq!(s.header.frame_id, "ugv1/lidar_link");
+    let Msg::Tf(t) = find(tf) else { panic!() };
+    // odom -> base_link, then the four wheels (the sim plays robot_state_publisher).
+    assert_eq!(t.transforms.len(), 5);
+    assert_eq!(t.transforms[1].header.frame_id, "ugv1/base_link");
+    assert_eq!(t.transforms[1].child_frame_id, "ugv1/front_left_wheel_link");
+    let Msg::Tf(st) = find(ts) else { panic!() };
+    assert!(st
+        .transforms
+        .iter()
+        .all(|x| x.header.frame_id.starts_with("ugv1/") && x.child_frame_id.starts_with("ugv1/")));
+}
+
+#[test]
+fn without_robot_state_publisher_only_odom_to_base_link() {
+    let mut sim = sim(&[
+        "ns=ugv1,manifest=MANIFEST,spawn=spawn_dock,robot_state_publisher=false,without=camera",
+    ]);
+    assert!(!sim
+        .topics()
+        .iter()
+        .any(|t| t.name == "/ugv1/tf_static" || t.name == "/ugv1/robot_description"));
+    let tf = topic(&sim, "/ugv1/tf");
+    let mut rec = Recorder::default();
+    sim.step(&mut rec);
+    let Some((_, Msg::Tf(t))) = rec.messages.iter().find(|(i, _)| *i == tf) else {
+        panic!()
+    };
+    assert_eq!(t.transforms.len(), 1);
+    assert_eq!(
+        (
+            t.transforms[0].header.frame_id.as_str(),
+            t.transforms[0].child_frame_id.as_str()
+        ),
+        ("odom", "base_link")
+    );
+}
