@@ -29,7 +29,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use fieldproof_robots::{
-    adapter_for, Adapter, InterfaceSource, Manifest, Naming, Qos, ResolvedInterface,
+    adapter_for, Adapter, Durability, InterfaceSource, Manifest, Naming, Qos, Reliability,
+    ResolvedInterface,
 };
 use serde_yaml::Value;
 
@@ -558,13 +559,24 @@ impl Gen {
             fieldproof_robots::Role::Subscriber => Direction::RosToGz,
             fieldproof_robots::Role::Publisher => Direction::GzToRos,
         };
+        // Hidden topics (bridge <-> adapter) are reliable and volatile, the convention the
+        // simulator keeps too; the contract QoS is the adapter's side facing the vehicle.
+        let hidden_qos = Qos {
+            reliability: Reliability::Reliable,
+            durability: Durability::Volatile,
+            depth: spec.qos.depth,
+        };
         let entry = BridgeEntry {
             ros_topic_name: sim_topic.clone(),
             gz_topic_name: self.gz_topic(&spec.gz_topic),
             ros_type_name: ros_type.to_string(),
             gz_type_name: spec.gz_type.clone(),
             direction,
-            qos: spec.qos,
+            qos: if adapter.is_some() {
+                hidden_qos
+            } else {
+                spec.qos
+            },
         };
         let mut provided_by = Vec::new();
         match adapter {
@@ -610,7 +622,17 @@ impl Gen {
                 params.insert("input".to_string(), Value::from(input));
                 params.insert("output".to_string(), Value::from(output));
                 params.insert("use_sim_time".to_string(), Value::from(true));
-                qos_params(&mut params, &spec.qos);
+                // qos_* is the output's QoS, input_qos_reliability the input's: for the
+                // command relay the output is the hidden topic and the input the contract's.
+                let (out_qos, in_reliability) = match direction {
+                    Direction::GzToRos => (spec.qos, Reliability::Reliable),
+                    Direction::RosToGz => (hidden_qos, spec.qos.reliability),
+                };
+                qos_params(&mut params, &out_qos);
+                params.insert(
+                    "input_qos_reliability".into(),
+                    render::reliability(in_reliability).into(),
+                );
                 let noise = &i.noise;
                 let frame_param = Value::from(frame.clone().unwrap_or_default());
                 match a {

@@ -1006,3 +1006,42 @@ fn canonical_sorts_nested_keys_and_keeps_sequences() {
         "a:\n  c: 2\n  d:\n  - z\n  - y\nb: 1\n"
     );
 }
+
+#[test]
+fn hidden_topics_are_reliable_and_the_adapters_face_the_vehicle_with_the_contract_qos() {
+    let m = edited(|d| {
+        d["sensors"][0]["outputs"][0]["qos"] =
+            serde_yaml::from_str("{reliability: best_effort, depth: 3}").unwrap();
+        d["drive"]["command"]["qos"] =
+            serde_yaml::from_str("{reliability: best_effort, depth: 1}").unwrap();
+    });
+    let b = bundle(&m, &opts(""));
+    let main = &b.node("ros_gz_bridge").unwrap().params;
+    assert_eq!(
+        main["qos_overrides./_bridge/imu/data.publisher.reliability"],
+        Value::from("reliable")
+    );
+    assert_eq!(
+        main["qos_overrides./_bridge/imu/data.publisher.depth"],
+        Value::from(3)
+    );
+    assert_eq!(
+        main["qos_overrides./_bridge/cmd_vel.subscription.reliability"],
+        Value::from("reliable")
+    );
+    let imu = &b.node("imu_adapter").unwrap().params;
+    assert_eq!(imu["qos_reliability"], Value::from("best_effort"));
+    assert_eq!(imu["qos_depth"], Value::from(3));
+    assert_eq!(imu["input_qos_reliability"], Value::from("reliable"));
+    // The command relay subscribes the contract topic and publishes the hidden one.
+    let cmd = &b.node("command_relay").unwrap().params;
+    assert_eq!(cmd["input_qos_reliability"], Value::from("best_effort"));
+    assert_eq!(cmd["qos_reliability"], Value::from("reliable"));
+    assert_eq!(cmd["qos_depth"], Value::from(1));
+    let c = b.contract.topic("/cmd_vel").unwrap();
+    assert_eq!(c.qos, qos(Reliability::BestEffort, V, 1));
+    assert_eq!(
+        b.contract.topic("/imu/data").unwrap().qos,
+        qos(Reliability::BestEffort, V, 3)
+    );
+}
