@@ -223,9 +223,65 @@ pub fn expand(name: &str, node: &str, namespace: &str) -> Result<String, NameErr
     Ok(expanded)
 }
 
+/// Expands `name` and applies the first matching `-r` rule (rules naming another node
+/// are skipped; `from` and `to` are expanded for this node too), like
+/// `rcl_node_resolve_name`.
+pub fn resolve(
+    name: &str,
+    node: &str,
+    namespace: &str,
+    remaps: &[crate::args::Remap],
+) -> Result<String, NameError> {
+    let expanded = expand(name, node, namespace)?;
+    for r in remaps {
+        if let crate::args::RemapKind::Name { from } = &r.kind {
+            if r.node.as_deref().is_some_and(|n| n != node) {
+                continue;
+            }
+            if expand(from, node, namespace)? == expanded {
+                return expand(&r.to, node, namespace);
+            }
+        }
+    }
+    Ok(expanded)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn remapping_like_rcl() {
+        let (ros, _) = crate::args::parse([
+            "p",
+            "--ros-args",
+            "-r",
+            "chatter:=talk",
+            "-r",
+            "/abs:=/elsewhere",
+            "-r",
+            "other:scan:=/not_me",
+            "-r",
+            "me:scan:=~/scan_mine",
+            "-r",
+            "/ns/chatter:=/second_rule_never_wins",
+            "-r",
+            "~/private:=/public",
+        ])
+        .unwrap();
+        let r = |n: &str| resolve(n, "me", "/ns", &ros.remaps).unwrap();
+        assert_eq!(r("chatter"), "/ns/talk"); // relative replacement gets the namespace
+        assert_eq!(r("/ns/chatter"), "/ns/talk"); // matched after expansion, first rule wins
+        assert_eq!(r("/abs"), "/elsewhere");
+        assert_eq!(r("scan"), "/ns/me/scan_mine"); // node-specific rule for this node only
+        assert_eq!(r("~/private"), "/public");
+        assert_eq!(r("unrelated"), "/ns/unrelated");
+        assert_eq!(
+            resolve("scan", "other", "/ns", &ros.remaps).unwrap(),
+            "/not_me"
+        );
+        assert!(resolve("bad//name", "me", "/ns", &ros.remaps).is_err());
+    }
 
     #[test]
     fn node_names() {

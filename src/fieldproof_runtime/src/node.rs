@@ -13,7 +13,7 @@ use ros2_client::{MessageTypeName, Name, NodeName, NodeOptions, ServiceMapping, 
 use serde::{de::DeserializeOwned, Deserialize, Serialize};
 use thiserror::Error;
 
-use crate::args::{self, ArgsError, LogLevel, ParamsSection, RemapKind, RosArgs};
+use crate::args::{self, ArgsError, LogLevel, ParamsSection, RosArgs};
 use crate::clock::{Clock, Timer};
 use crate::env::{DdsEnv, EnvError};
 use crate::graph::{Graph, NodeInfo};
@@ -536,19 +536,12 @@ impl Node {
 
     /// Expands and remaps a topic name like rcl (`rcl_node_resolve_name`).
     pub fn resolve_topic_name(&self, name: &str) -> Result<String, NameError> {
-        let expanded = names::expand(name, &self.inner.name, &self.inner.namespace)?;
-        for r in &self.inner.ros_args.remaps {
-            if let RemapKind::Name { from } = &r.kind {
-                if r.node.as_deref().is_some_and(|n| n != self.inner.name) {
-                    continue;
-                }
-                let from = names::expand(from, &self.inner.name, &self.inner.namespace)?;
-                if from == expanded {
-                    return names::expand(&r.to, &self.inner.name, &self.inner.namespace);
-                }
-            }
-        }
-        Ok(expanded)
+        names::resolve(
+            name,
+            &self.inner.name,
+            &self.inner.namespace,
+            &self.inner.ros_args.remaps,
+        )
     }
 
     /// Expands and remaps a service name (same rules as topics).

@@ -338,6 +338,15 @@ mod tests {
             ParamValue::from_yaml_str("1e3").unwrap(),
             ParamValue::Double(1000.0)
         );
+        // launch_ros writes Python booleans as True/False
+        assert_eq!(
+            ParamValue::from_yaml_str("True").unwrap(),
+            ParamValue::Bool(true)
+        );
+        assert_eq!(
+            ParamValue::from_yaml_str("FALSE").unwrap(),
+            ParamValue::Bool(false)
+        );
         assert_eq!(
             ParamValue::from_yaml_str("yes").unwrap(),
             ParamValue::Bool(true)
