@@ -644,3 +644,34 @@ fn use_sim_time_can_be_switched_on_at_run_time() {
         }
     });
 }
+
+#[test]
+fn qos_parameters_give_a_late_listener_the_latched_message() {
+    peer("latch_peer", 89, |node| async move {
+        let publisher = node.publisher::<std_msgs::String>("/chatter", qos::latched())?;
+        publisher.publish(std_msgs::String {
+            data: "latched".into(),
+        })?;
+        // the listener starts after the message was published
+        let listener = Proc::start(
+            "listener",
+            89,
+            &[
+                "--ros-args",
+                "-p",
+                "qos_durability:=transient_local",
+                "-p",
+                "qos_depth:=1",
+            ],
+        );
+        listener.wait_line("I heard: 'latched'", LONG).await;
+        // a volatile listener does not get it
+        let volatile = Proc::start("listener", 89, &["--ros-args", "-r", "__node:=volatile"]);
+        volatile.wait_line("listening on /chatter", LONG).await;
+        timeout(LONG, publisher.wait_for_subscriptions(2))
+            .await
+            .expect("listeners never matched");
+        assert_eq!(volatile.count("I heard"), 0);
+        Ok(())
+    });
+}
