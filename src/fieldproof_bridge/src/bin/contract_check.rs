@@ -60,6 +60,13 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     }
+    if cli.samples < 2 {
+        eprintln!(
+            "contract_check: error: --samples: {} is too few (a rate needs two intervals after the first stamp)",
+            cli.samples
+        );
+        return ExitCode::from(2);
+    }
     let contract = match Contract::load(&cli.bundle) {
         Ok(c) => c,
         Err(e) => {

@@ -584,6 +584,18 @@ impl Gen {
                 let f = frame.clone().unwrap_or_default();
                 let bare = i.ros_frame_id.unwrap_or_default().to_string();
                 let name = frame_bridge_name(&bare);
+                if let Some((other, _)) = self
+                    .frame_bridges
+                    .iter()
+                    .find(|(f, b)| **f != bare && b.name == name)
+                {
+                    return Err(self.rule(
+                        &format!("{}.ros_frame_id", i.path),
+                        format!(
+                            "{bare}: its relabelling instance would be named {name}, like the one of {other}"
+                        ),
+                    ));
+                }
                 let b = self
                     .frame_bridges
                     .entry(bare.clone())
@@ -968,9 +980,8 @@ pub fn generate(manifest: &Manifest, options: &Options, out: &Path) -> Result<Bu
     })
 }
 
-/// Loads a manifest by its absolute path. (`fieldproof_robots` resolves `description.xacro`
-/// against the manifest's directory at load time and again in its file check; with a relative
-/// manifest path the second join doubles the directory, an absolute one is immune.)
+/// Loads a manifest by its absolute path, so that every path the bundle records (the
+/// manifest, the description's xacro) is absolute, as spec 004 asks.
 pub fn load_manifest(path: &Path) -> Result<Manifest, GenError> {
     Ok(Manifest::load(absolute(path))?)
 }

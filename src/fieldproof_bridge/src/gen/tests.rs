@@ -1045,3 +1045,82 @@ fn hidden_topics_are_reliable_and_the_adapters_face_the_vehicle_with_the_contrac
         qos(Reliability::BestEffort, V, 3)
     );
 }
+
+#[test]
+fn relabelling_instances_need_distinct_names() {
+    let m = edited(|d| {
+        d["description"]["frames"]
+            .as_sequence_mut()
+            .unwrap()
+            .push(serde_yaml::from_str("{parent: camera_link, child: cam.optical}").unwrap());
+        d["description"]["frames"]
+            .as_sequence_mut()
+            .unwrap()
+            .push(serde_yaml::from_str("{parent: camera_link, child: cam_optical}").unwrap());
+        d["sensors"][3]["outputs"][0]["ros_frame_id"] = Value::from("cam.optical");
+        d["sensors"][3]["outputs"][1]["ros_frame_id"] = Value::from("cam_optical");
+    });
+    assert!(
+        reason(&m, &opts("")).ends_with(
+            "sensors[3].outputs[1].ros_frame_id: cam_optical: its relabelling instance would be \
+             named ros_gz_bridge_cam_optical, like the one of cam.optical"
+        ),
+        "{}",
+        reason(&m, &opts(""))
+    );
+}
+
+#[test]
+fn launch_file_gates_the_gz_side_and_renders_the_description() {
+    let b = bundle(&ugv_ref(), &opts("ugv1"));
+    let files = b.files();
+    let text = &files
+        .iter()
+        .find(|(f, _)| f == "bridge.launch.yaml")
+        .unwrap()
+        .1;
+    let doc: Value = serde_yaml::from_str(text).unwrap();
+    let launch = doc["launch"].as_sequence().unwrap();
+    assert_eq!(launch[0]["arg"]["name"], "gz");
+    assert_eq!(launch[0]["arg"]["default"], "true");
+    assert_eq!(launch[1]["arg"]["name"], "use_sim_time");
+    let group = launch[2]["group"].as_sequence().unwrap();
+    assert_eq!(group[0]["push_ros_namespace"]["namespace"], "ugv1");
+    let nodes: Vec<&Value> = group[1..].iter().map(|e| &e["node"]).collect();
+    assert_eq!(nodes.len(), b.nodes.len());
+    for (n, spec) in nodes.iter().zip(&b.nodes) {
+        assert_eq!(n["name"], spec.name.as_str());
+        let (pkg, exe) = spec.kind.package_and_executable();
+        assert_eq!(
+            (n["pkg"].as_str(), n["exec"].as_str()),
+            (Some(pkg), Some(exe))
+        );
+        assert_eq!(n["param"][0]["from"], "$(dirname)/params.yaml");
+        assert_eq!(n["param"][1]["value"], "$(var use_sim_time)");
+        // Only the pieces the simulator stands in for wait for gz:=true.
+        assert_eq!(n.get("if").is_some(), spec.kind.gz_only(), "{}", spec.name);
+    }
+    let rsp = nodes
+        .iter()
+        .find(|n| n["name"] == "robot_state_publisher")
+        .unwrap();
+    let desc = rsp["param"][2]["value"].as_str().unwrap();
+    let xacro = b.description.as_ref().unwrap().xacro.display().to_string();
+    assert_eq!(
+        desc,
+        format!(
+            "$(command 'xacro {xacro} camera:=true frame_prefix:= lidar:=true namespace:=ugv1')"
+        )
+    );
+    assert_eq!(rsp["remap"][0]["from"], "/tf");
+    assert_eq!(rsp["remap"][0]["to"], "/ugv1/tf");
+    // No namespace: no push_ros_namespace.
+    let b0 = bundle(&ugv_ref(), &opts(""));
+    let f0 = b0.files();
+    let t0 = &f0
+        .iter()
+        .find(|(f, _)| f == "bridge.launch.yaml")
+        .unwrap()
+        .1;
+    assert!(!t0.contains("push_ros_namespace"));
+}
