@@ -61,6 +61,22 @@ impl Graph {
         s.reader_writers.get(&reader).map_or(0, |w| w.len())
     }
 
+    /// Whether some local writer is matched with one of `remote_readers` and some local
+    /// reader with one of `remote_writers`.
+    pub(crate) fn matched_both(
+        &self,
+        remote_readers: &BTreeSet<GUID>,
+        remote_writers: &BTreeSet<GUID>,
+    ) -> bool {
+        let s = self.state.lock().unwrap();
+        s.writer_readers
+            .values()
+            .any(|r| !r.is_disjoint(remote_readers))
+            && s.reader_writers
+                .values()
+                .any(|w| !w.is_disjoint(remote_writers))
+    }
+
     pub(crate) fn nodes(&self) -> Vec<NodeInfo> {
         let s = self.state.lock().unwrap();
         let mut v: Vec<NodeInfo> = s.nodes.values().flatten().cloned().collect();
@@ -120,7 +136,7 @@ impl Graph {
                     w.retain(|g| g.prefix != id);
                 });
             }
-            _ => return,
+            _ => {} // discovery of remote endpoints: waiters re-check
         }
         drop(s);
         self.changed.notify(usize::MAX);

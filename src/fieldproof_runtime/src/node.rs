@@ -1,6 +1,7 @@
 //! The node: builder (declarations + command line → [`NodeConfig`]), the running [`Node`]
 //! handle, publishers, subscriptions, services.
 
+use std::collections::BTreeSet;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, Weak};
@@ -674,6 +675,8 @@ impl Node {
         Ok(Client {
             inner,
             name: resolved,
+            graph: self.inner.graph.clone(),
+            participant: self.inner.context.domain_participant(),
         })
     }
 
@@ -1094,6 +1097,8 @@ where
 {
     inner: ros2_client::Client<Wire<Req>, Wire<Resp>>,
     name: String,
+    graph: Arc<Graph>,
+    participant: rustdds::DomainParticipant,
 }
 
 impl<Req, Resp> Client<Req, Resp>
@@ -1119,6 +1124,34 @@ where
             .map_err(|e| err(format!("{e:?}")))?;
         Ok(resp)
     }
+    /// Whether a server is matched: this participant has a writer matched with a reader
+    /// of the service's request topic and a reader matched with a writer of its reply
+    /// topic (what `rmw_service_server_is_available` checks).
+    pub fn service_is_ready(&self) -> bool {
+        let rq = format!("rq{}Request", self.name);
+        let rr = format!("rr{}Reply", self.name);
+        let readers: BTreeSet<rustdds::GUID> = self
+            .participant
+            .discovered_readers()
+            .into_iter()
+            .filter(|r| r.subscription_topic_data.topic_name == rq)
+            .map(|r| r.reader_proxy.remote_reader_guid)
+            .collect();
+        let writers: BTreeSet<rustdds::GUID> = self
+            .participant
+            .discovered_writers()
+            .into_iter()
+            .filter(|w| w.publication_topic_data.topic_name == rr)
+            .map(|w| w.writer_proxy.remote_writer_guid)
+            .collect();
+        self.graph.matched_both(&readers, &writers)
+    }
+
+    /// Waits until [`Self::service_is_ready`] (no timeout: race it with a timer).
+    pub async fn wait_for_service(&self) {
+        self.graph.wait(|_| self.service_is_ready()).await
+    }
+
     /// Calls, waiting `each` for the response and resending up to `tries` times: a
     /// request sent before discovery matched the service is lost (volatile QoS). The
     /// service may see the request more than once, so use it for idempotent requests.

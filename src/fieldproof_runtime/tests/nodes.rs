@@ -106,6 +106,14 @@ fn names_and_parameters_come_from_the_command_line() {
             "/y/x/get_parameters",
             "rcl_interfaces/srv/GetParameters",
         )?;
+        timeout(LONG, get.wait_for_service())
+            .await
+            .expect("get_parameters never became ready");
+        let nobody = node.client::<GetParametersRequest, GetParametersResponse>(
+            "/y/nobody/get_parameters",
+            "rcl_interfaces/srv/GetParameters",
+        )?;
+        assert!(!nobody.service_is_ready());
         let r = call(
             &get,
             get_values(&[
