@@ -122,7 +122,9 @@ mod tests {
 
     /// Simulates 1 ms steps from 0 to `end`, heartbeats at 2 Hz inside `hb`, a 20 Hz
     /// tick and a command every 100 ms; returns (time, output) and the commands' fate.
-    fn simulate(hb: &[(i64, i64)], end: i64) -> (Vec<(i64, Output)>, Vec<(i64, bool)>) {
+    type Trace = (Vec<(i64, Output)>, Vec<(i64, bool)>);
+
+    fn simulate(hb: &[(i64, i64)], end: i64) -> Trace {
         let mut m = LinkMonitor::new(DEFAULT_TIMEOUT_S);
         let (mut outs, mut cmds) = (Vec::new(), Vec::new());
         let mut t = 0;

@@ -69,6 +69,8 @@ pub enum Backend {
     Kernel,
     /// The userspace emulator in a link namespace between the vehicle and the radio.
     Userspace,
+    /// No shaping: the kernel backend's topology left unshaped (a baseline for benchmarks).
+    Direct,
 }
 
 /// Checks a run id: 1 to 12 of `[a-z0-9]`.

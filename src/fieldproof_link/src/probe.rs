@@ -292,6 +292,71 @@ impl PingSocket {
     }
 }
 
+/// Probes every `(link, address)` until `stop` is set, calling `on_window` with every
+/// closed window (on the calling thread). Returns when stopped or a socket fails.
+pub fn run_probers(
+    links: &[(String, Ipv4Addr)],
+    stop: &std::sync::atomic::AtomicBool,
+    mut on_window: impl FnMut(Window),
+) -> Result<(), SysError> {
+    use std::sync::atomic::Ordering;
+    let base = std::time::Instant::now();
+    let now = || base.elapsed().as_nanos() as u64;
+    let start_unix = crate::shaper::unix_now();
+    let token = crate::rng::Rng::from_entropy().next_u64();
+    let mut socks = Vec::new();
+    let mut probers = Vec::new();
+    let t0 = now();
+    for (i, (link, addr)) in links.iter().enumerate() {
+        socks.push(PingSocket::connect(*addr)?);
+        probers.push(LinkProber::new(
+            link,
+            token.wrapping_add(i as u64),
+            t0,
+            start_unix,
+        ));
+    }
+    let io_err = |what: &str, e: io::Error| SysError::Io {
+        what: what.to_string(),
+        source: e,
+    };
+    while !stop.load(Ordering::Relaxed) {
+        let t = now();
+        for (s, p) in socks.iter().zip(probers.iter_mut()) {
+            while p.next_due() <= t {
+                let (seq, payload) = p.send(now());
+                // A full buffer or an unreachable peer is a lost probe, not a failure.
+                let _ = s.send(seq, &payload);
+            }
+        }
+        let next = probers
+            .iter()
+            .map(|p| p.next_due())
+            .min()
+            .unwrap_or(t + 100_000_000);
+        let wait = next.saturating_sub(now()).min(100_000_000);
+        let readable =
+            crate::sys::poll_readable(&socks.iter().map(|s| s.raw_fd()).collect::<Vec<_>>(), wait);
+        for (i, r) in readable.iter().enumerate() {
+            if *r {
+                while let Some((seq, payload)) = socks[i]
+                    .try_recv()
+                    .map_err(|e| io_err("receive echo reply", e))?
+                {
+                    probers[i].reply(seq, &payload, now());
+                }
+            }
+        }
+        let t = now();
+        for p in probers.iter_mut() {
+            for w in p.close(t) {
+                on_window(w);
+            }
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -368,69 +433,4 @@ mod tests {
             .iter()
             .all(|w| w.sent == 10 && w.replies == 0 && w.min_ms.is_none()));
     }
-}
-
-/// Probes every `(link, address)` until `stop` is set, calling `on_window` with every
-/// closed window (on the calling thread). Returns when stopped or a socket fails.
-pub fn run_probers(
-    links: &[(String, Ipv4Addr)],
-    stop: &std::sync::atomic::AtomicBool,
-    mut on_window: impl FnMut(Window),
-) -> Result<(), SysError> {
-    use std::sync::atomic::Ordering;
-    let base = std::time::Instant::now();
-    let now = || base.elapsed().as_nanos() as u64;
-    let start_unix = crate::shaper::unix_now();
-    let token = crate::rng::Rng::from_entropy().next_u64();
-    let mut socks = Vec::new();
-    let mut probers = Vec::new();
-    let t0 = now();
-    for (i, (link, addr)) in links.iter().enumerate() {
-        socks.push(PingSocket::connect(*addr)?);
-        probers.push(LinkProber::new(
-            link,
-            token.wrapping_add(i as u64),
-            t0,
-            start_unix,
-        ));
-    }
-    let io_err = |what: &str, e: io::Error| SysError::Io {
-        what: what.to_string(),
-        source: e,
-    };
-    while !stop.load(Ordering::Relaxed) {
-        let t = now();
-        for (s, p) in socks.iter().zip(probers.iter_mut()) {
-            while p.next_due() <= t {
-                let (seq, payload) = p.send(now());
-                // A full buffer or an unreachable peer is a lost probe, not a failure.
-                let _ = s.send(seq, &payload);
-            }
-        }
-        let next = probers
-            .iter()
-            .map(|p| p.next_due())
-            .min()
-            .unwrap_or(t + 100_000_000);
-        let wait = next.saturating_sub(now()).min(100_000_000);
-        let readable =
-            crate::sys::poll_readable(&socks.iter().map(|s| s.raw_fd()).collect::<Vec<_>>(), wait);
-        for (i, r) in readable.iter().enumerate() {
-            if *r {
-                while let Some((seq, payload)) = socks[i]
-                    .try_recv()
-                    .map_err(|e| io_err("receive echo reply", e))?
-                {
-                    probers[i].reply(seq, &payload, now());
-                }
-            }
-        }
-        let t = now();
-        for p in probers.iter_mut() {
-            for w in p.close(t) {
-                on_window(w);
-            }
-        }
-    }
-    Ok(())
 }

@@ -19,6 +19,9 @@ pub enum ShaperError {
     /// A link that is not one of this run's.
     #[error("vehicle: '{0}' has no link in this run (links: {1})")]
     UnknownLink(String, String),
+    /// A link of the unshaped baseline backend.
+    #[error("vehicle: '{0}' is unshaped (backend direct)")]
+    Unshaped(String),
     /// A bad duration.
     #[error("duration_s: {0} must be above 0 and at most 86400")]
     Duration(f64),
@@ -57,6 +60,7 @@ pub struct InForce {
 enum Shaping {
     Emulator(LinkEmulator),
     Kernel { ns: String },
+    Direct,
 }
 
 /// A run's links, shaped.
@@ -116,6 +120,7 @@ impl LinkShaper {
                     }
                     Shaping::Kernel { ns: l.ns.clone() }
                 }
+                Backend::Direct => Shaping::Direct,
             };
             s.shaping.insert(l.vehicle.clone(), shaping);
             s.record(
@@ -187,6 +192,7 @@ impl LinkShaper {
                     tc::run_in(ns, &cmd)?;
                 }
             }
+            Shaping::Direct => return Err(ShaperError::Unshaped(vehicle.into())),
         }
         self.record(vehicle, name, p, applying, until, cause);
         Ok(())
@@ -253,6 +259,7 @@ impl LinkShaper {
                 let down = parse_tc_stats(&tc::run_in(ns, &cmds[1])?);
                 Ok(LinkCounters { up, down })
             }
+            Shaping::Direct => Err(ShaperError::Unshaped(vehicle.into())),
         }
     }
 
@@ -274,6 +281,66 @@ impl LinkShaper {
     /// The network section in force.
     pub fn network(&self) -> &Network {
         &self.net
+    }
+
+    /// Runs one text command and returns its JSON reply and whether it asked to quit:
+    /// `set <vehicle> <profile>`, `custom <vehicle> <name> <profile as JSON>`,
+    /// `drop <vehicle> [seconds]`, `restore <vehicle>`, `counters <vehicle>`, `status`,
+    /// `quit`. A refusal is `{"ok": false, "error": reason}`.
+    pub fn command(&mut self, line: &str) -> (serde_json::Value, bool) {
+        use serde_json::json;
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let ok = |s: &LinkShaper| json!({"ok": true, "command": line, "in_force": s.in_force()});
+        let r = match words.as_slice() {
+            ["set", v, p] => self.set(v, p).map(|_| ok(self)),
+            ["custom", v, name, ..] => {
+                let spec = line
+                    .splitn(4, char::is_whitespace)
+                    .nth(3)
+                    .unwrap_or("")
+                    .trim();
+                match serde_json::from_str::<Profile>(spec) {
+                    Ok(p) => self.set_custom(v, name, p).map(|_| ok(self)),
+                    Err(e) => {
+                        return (
+                            json!({"ok": false, "command": line, "error": format!("profile: {e}")}),
+                            false,
+                        )
+                    }
+                }
+            }
+            ["drop", v] => self.drop_link(v, None).map(|_| ok(self)),
+            ["drop", v, d] => match d.parse::<f64>() {
+                Ok(d) => self.drop_link(v, Some(d)).map(|_| ok(self)),
+                Err(_) => {
+                    return (
+                        json!({"ok": false, "command": line, "error": format!("duration_s: '{d}' is not a number")}),
+                        false,
+                    )
+                }
+            },
+            ["restore", v] => self.restore(v).map(|_| ok(self)),
+            ["counters", v] => self
+                .counters(v)
+                .map(|c| json!({"ok": true, "command": line, "counters": c})),
+            ["status"] => Ok(
+                json!({"ok": true, "command": line, "in_force": self.in_force(), "events": self.events()}),
+            ),
+            ["quit"] => return (json!({"ok": true, "command": line, "quit": true}), true),
+            _ => {
+                return (
+                    json!({"ok": false, "command": line, "error": "unknown command (set, custom, drop, restore, counters, status, quit)"}),
+                    false,
+                )
+            }
+        };
+        match r {
+            Ok(v) => (v, false),
+            Err(e) => (
+                json!({"ok": false, "command": line, "error": e.to_string()}),
+                false,
+            ),
+        }
     }
 
     /// Keeps the namespaces after the shaper ends (`--keep`).

@@ -384,6 +384,15 @@ pub fn set_timer_slack(ns: u64) {
     }
 }
 
+/// Makes the calling thread SCHED_FIFO at `priority`; returns whether the kernel agreed.
+pub fn set_realtime(priority: i32) -> bool {
+    let param = libc::sched_param {
+        sched_priority: priority,
+    };
+    // SAFETY: valid sched_param; 0 is the calling thread.
+    unsafe { libc::sched_setscheduler(0, libc::SCHED_FIFO, &param) == 0 }
+}
+
 /// CPU time (user + system) of the whole process, in seconds.
 pub fn process_cpu_s() -> f64 {
     // SAFETY: zeroed rusage is valid output storage.

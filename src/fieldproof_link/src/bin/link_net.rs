@@ -3,9 +3,10 @@
 //! - `link_net up --run-id R --vehicle ugv1 [--vehicle ugv2] [--profile P | --scenario S]`
 //!   creates the namespaces and links, shapes them and prints one JSON line (`ready`, the
 //!   topology); then takes commands on stdin, one JSON reply a line:
-//!   `set <vehicle> <profile>`, `drop <vehicle> [seconds]`, `restore <vehicle>`,
-//!   `counters <vehicle>`, `status`, `quit`. Ends on `quit`, SIGINT/SIGTERM/SIGHUP or
-//!   `--duration-s`, and removes everything it made.
+//!   `set <vehicle> <profile>`, `custom <vehicle> <name> <json>`, `drop <vehicle> [seconds]`,
+//!   `restore <vehicle>`, `counters <vehicle>`, `status`, `quit`. Ends on `quit`, the end
+//!   of stdin (unless `--ignore-eof`), SIGINT/SIGTERM/SIGHUP or `--duration-s`, and removes
+//!   everything it made.
 //! - `link_net cleanup --run-id R` / `link_net cleanup --stale`: removes a run's leftovers
 //!   (namespaces, links, the processes inside them) / those of every run whose owner died.
 //! - `link_net list`: the runs with namespaces, and whether their owner lives.
@@ -65,6 +66,12 @@ enum Cmd {
         /// Emulator: RNG seed.
         #[arg(long)]
         seed: Option<u64>,
+        /// Emulator: ordinary (not SCHED_FIFO) forwarding threads.
+        #[arg(long)]
+        no_realtime: bool,
+        /// Keep running at the end of stdin (default: the end of stdin ends the run).
+        #[arg(long)]
+        ignore_eof: bool,
     },
     /// Remove a run's leftovers, or those of every run whose owner is gone.
     Cleanup {
@@ -118,42 +125,6 @@ fn network(profile: &str, scenario: &Option<PathBuf>) -> Result<Network, String>
     }
 }
 
-fn command(shaper: &mut LinkShaper, line: &str) -> (serde_json::Value, bool) {
-    let words: Vec<&str> = line.split_whitespace().collect();
-    let ok = |shaper: &LinkShaper| json!({"ok": true, "in_force": shaper.in_force()});
-    let r = match words.as_slice() {
-        ["set", v, p] => shaper.set(v, p).map(|_| ok(shaper)),
-        ["drop", v] => shaper.drop_link(v, None).map(|_| ok(shaper)),
-        ["drop", v, d] => match d.parse::<f64>() {
-            Ok(d) => shaper.drop_link(v, Some(d)).map(|_| ok(shaper)),
-            Err(_) => {
-                return (
-                    json!({"ok": false, "error": format!("duration_s: '{d}' is not a number")}),
-                    false,
-                )
-            }
-        },
-        ["restore", v] => shaper.restore(v).map(|_| ok(shaper)),
-        ["counters", v] => shaper
-            .counters(v)
-            .map(|c| json!({"ok": true, "counters": c})),
-        ["status"] => {
-            Ok(json!({"ok": true, "in_force": shaper.in_force(), "events": shaper.events()}))
-        }
-        ["quit"] => return (json!({"ok": true, "quit": true}), true),
-        _ => {
-            return (
-                json!({"ok": false, "error": format!("unknown command '{line}' (set, drop, restore, counters, status, quit)")}),
-                false,
-            )
-        }
-    };
-    match r {
-        Ok(v) => (v, false),
-        Err(e) => (json!({"ok": false, "error": e.to_string()}), false),
-    }
-}
-
 #[allow(clippy::too_many_arguments)]
 fn up(
     run_id: String,
@@ -166,6 +137,8 @@ fn up(
     events_out: Option<PathBuf>,
     spin_us: u64,
     seed: Option<u64>,
+    realtime: bool,
+    ignore_eof: bool,
 ) -> Result<ExitCode, String> {
     install_signals();
     let net = network(&profile, &scenario)?;
@@ -174,6 +147,7 @@ fn up(
     let cfg = EmulatorConfig {
         spin_ns: spin_us * 1000,
         seed,
+        realtime,
     };
     let mut shaper = LinkShaper::start(&run_id, &vehicles, net, backend, cfg, epoch)
         .map_err(|e| e.to_string())?;
@@ -187,8 +161,12 @@ fn up(
         for line in std::io::stdin().lock().lines() {
             let Ok(l) = line else { break };
             if tx.send(l).is_err() {
-                break;
+                return;
             }
+        }
+        // The end of stdin (the controlling parent is gone) ends the run, unless told not to.
+        if !ignore_eof {
+            let _ = tx.send("quit".into());
         }
     });
     let started = Instant::now();
@@ -202,7 +180,7 @@ fn up(
             if line.trim().is_empty() {
                 continue;
             }
-            let (reply, quit) = command(&mut shaper, line.trim());
+            let (reply, quit) = shaper.command(line.trim());
             println!("{reply}");
             if quit {
                 break;
@@ -237,9 +215,21 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             events_out,
             spin_us,
             seed,
+            no_realtime,
+            ignore_eof,
         } => up(
-            run_id, vehicles, profile, scenario, backend, duration_s, keep, events_out, spin_us,
+            run_id,
+            vehicles,
+            profile,
+            scenario,
+            backend,
+            duration_s,
+            keep,
+            events_out,
+            spin_us,
             seed,
+            !no_realtime,
+            ignore_eof,
         ),
         Cmd::Cleanup {
             run_id: Some(r), ..

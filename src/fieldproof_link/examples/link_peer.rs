@@ -1,0 +1,81 @@
+//! A test peer for the link nodes (the process-level tests run it inside the run's
+//! namespaces). Prints JSON lines on stdout.
+//!
+//! - `link_peer command <text>`: publishes `<text>` on `/link_shaper/command` once the
+//!   shaper subscribes, prints the reply from `/link_shaper/result` and ends.
+//! - `link_peer watch <ns>`: subscribes `<ns>/link_state` and `<ns>/cmd_vel`, publishes
+//!   `<ns>/cmd_vel_safe` (linear.x = 1) at 10 Hz; prints `{"t", "link_state"}` and
+//!   `{"t", "cmd_x"}` lines (t: wall clock, s) until stopped.
+
+use fieldproof_runtime::msgs::{geometry_msgs::Twist, std_msgs};
+use fieldproof_runtime::{qos, NodeBuilder};
+use futures::FutureExt;
+use std::io::Write;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+fn now() -> f64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs_f64())
+        .unwrap_or(0.0)
+}
+
+fn out(v: serde_json::Value) {
+    let mut o = std::io::stdout().lock();
+    let _ = writeln!(o, "{v}");
+    let _ = o.flush();
+}
+
+fn main() -> std::process::ExitCode {
+    fieldproof_runtime::main(
+        || NodeBuilder::new("link_peer"),
+        |node| async move {
+            let args = node.args().to_vec();
+            match args
+                .iter()
+                .map(String::as_str)
+                .collect::<Vec<_>>()
+                .as_slice()
+            {
+                [_, "command", text @ ..] => {
+                    let text = text.join(" ");
+                    let result = node
+                        .subscription::<std_msgs::String>("/link_shaper/result", qos::default())?;
+                    let p =
+                        node.publisher::<std_msgs::String>("/link_shaper/command", qos::default())?;
+                    p.wait_for_subscriptions(1).await;
+                    result.wait_for_publishers(1).await;
+                    smol::Timer::after(Duration::from_millis(300)).await;
+                    p.publish(std_msgs::String { data: text })?;
+                    let r = result.recv().await?;
+                    out(serde_json::from_str(&r.data)?);
+                    Ok(())
+                }
+                [_, "watch", ns] => {
+                    let state = node.subscription::<std_msgs::Bool>(
+                        &format!("{ns}/link_state"),
+                        qos::latched(),
+                    )?;
+                    let cmd =
+                        node.subscription::<Twist>(&format!("{ns}/cmd_vel"), qos::default())?;
+                    let up =
+                        node.publisher::<Twist>(&format!("{ns}/cmd_vel_safe"), qos::default())?;
+                    let mut tick = smol::Timer::interval(Duration::from_millis(100));
+                    let mut forward = Twist::default();
+                    forward.linear.x = 1.0;
+                    loop {
+                        futures::select! {
+                            s = state.recv().fuse() => out(serde_json::json!({"t": now(), "link_state": s?.data})),
+                            c = cmd.recv().fuse() => out(serde_json::json!({"t": now(), "cmd_x": c?.linear.x})),
+                            _ = futures::StreamExt::next(&mut tick).fuse() => up.publish(forward)?,
+                        }
+                    }
+                }
+                other => Err(format!(
+                    "usage: link_peer command <text> | link_peer watch <ns> (got {other:?})"
+                )
+                .into()),
+            }
+        },
+    )
+}

@@ -1,0 +1,186 @@
+//! `ground_station` (unprivileged, in the run's radio namespace): sends each vehicle its
+//! heartbeat and measures every link.
+//!
+//! - heartbeat: `std_msgs/msg/Header` (wall-clock stamp, `frame_id: ground`, best effort,
+//!   depth 1) on `/<vehicle>/<heartbeat_topic>` at `heartbeat_rate_hz` (0: none);
+//! - measurement: ICMP echoes from an unprivileged ping socket to every vehicle (16 bytes,
+//!   10/s, given up after 1 s); per link and second one line to `network_jsonl` (if set)
+//!   and on `/fieldproof/network` (`std_msgs/msg/String` with the JSON line).
+//!
+//! Vehicle addresses: `addresses` (same order as `vehicles`) or, when empty, the vehicle
+//! names resolved through the namespace's hosts file. Prints `{"ready": true}` on stdout
+//! once probing.
+//!
+//! ```text
+//! ip netns exec fp-<run>-radio ground_station --ros-args -p vehicles:="[ugv1]" -p heartbeat_rate_hz:=2.0 -p network_jsonl:=runs/x/network.jsonl
+//! ```
+
+use fieldproof_link::probe::run_probers;
+use fieldproof_runtime::msgs::{builtin_interfaces::Time, std_msgs};
+use fieldproof_runtime::{qos, tracing, NodeBuilder, Param};
+use futures::FutureExt;
+use std::io::Write;
+use std::net::{Ipv4Addr, SocketAddr, ToSocketAddrs};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+fn resolve(vehicle: &str, given: Option<&String>) -> Result<Ipv4Addr, String> {
+    if let Some(a) = given {
+        return a
+            .parse()
+            .map_err(|_| format!("addresses: '{a}' is not an IPv4 address"));
+    }
+    (vehicle, 0)
+        .to_socket_addrs()
+        .map_err(|e| format!("vehicles: cannot resolve '{vehicle}': {e}"))?
+        .find_map(|a| match a {
+            SocketAddr::V4(v) => Some(*v.ip()),
+            _ => None,
+        })
+        .ok_or_else(|| format!("vehicles: '{vehicle}' has no IPv4 address"))
+}
+
+fn wall_stamp() -> Time {
+    let d = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or_default();
+    Time::new(d.as_secs() as i32, d.subsec_nanos())
+}
+
+fn main() -> std::process::ExitCode {
+    fieldproof_runtime::main(
+        || {
+            NodeBuilder::new("ground_station")
+                .param(
+                    Param::strings("vehicles", &[])
+                        .description("the vehicles behind links")
+                        .read_only(),
+                )
+                .param(
+                    Param::strings("addresses", &[])
+                        .description("their radio addresses (empty: resolve the names)")
+                        .read_only(),
+                )
+                .param(
+                    Param::string("heartbeat_topic", "gcs/heartbeat")
+                        .description("relative to each vehicle's namespace")
+                        .read_only(),
+                )
+                .param(
+                    Param::double("heartbeat_rate_hz", 2.0)
+                        .description("0: no heartbeat")
+                        .range(0.0, 100.0)
+                        .read_only(),
+                )
+                .param(
+                    Param::bool("probe", true)
+                        .description("measure the links with ICMP echoes")
+                        .read_only(),
+                )
+                .param(
+                    Param::string("network_jsonl", "")
+                        .description("file for the windows (empty: none)")
+                        .read_only(),
+                )
+        },
+        |node| async move {
+            let vehicles = node.param_strings("vehicles");
+            let given = node.param_strings("addresses");
+            if !given.is_empty() && given.len() != vehicles.len() {
+                return Err(format!(
+                    "addresses: {} given for {} vehicles",
+                    given.len(),
+                    vehicles.len()
+                )
+                .into());
+            }
+            let mut links = Vec::new();
+            for (i, v) in vehicles.iter().enumerate() {
+                links.push((v.clone(), resolve(v, given.get(i))?));
+            }
+            let topic = node.param_str("heartbeat_topic");
+            let rate = node.param_f64("heartbeat_rate_hz");
+            let mut heartbeats = Vec::new();
+            if rate > 0.0 {
+                for v in &vehicles {
+                    let name = format!("/{v}/{}", topic.trim_start_matches('/'));
+                    heartbeats.push(
+                        node.publisher::<std_msgs::Header>(&name, qos::sensor_data().keep_last(1))?,
+                    );
+                }
+            }
+            let network =
+                node.publisher::<std_msgs::String>("/fieldproof/network", qos::default())?;
+            let mut file = match node.param_str("network_jsonl") {
+                p if p.is_empty() => None,
+                p => Some(
+                    std::fs::OpenOptions::new()
+                        .create(true)
+                        .append(true)
+                        .open(&p)
+                        .map_err(|e| format!("network_jsonl: {p}: {e}"))?,
+                ),
+            };
+            let stop = Arc::new(AtomicBool::new(false));
+            let (tx, rx) = smol::channel::unbounded();
+            let (etx, erx) = smol::channel::bounded::<String>(1);
+            let _keep_open = (tx.clone(), etx.clone());
+            let prober = if node.param_bool("probe") && !links.is_empty() {
+                let (st, l) = (stop.clone(), links.clone());
+                Some(std::thread::spawn(move || {
+                    if let Err(e) = run_probers(&l, &st, |w| {
+                        let _ = tx.send_blocking(w);
+                    }) {
+                        let _ = etx.send_blocking(e.to_string());
+                    }
+                }))
+            } else {
+                None
+            };
+            tracing::info!(
+                "ground station: {} links, heartbeat {rate} Hz on {topic}",
+                links.len()
+            );
+            println!(
+                "{}",
+                serde_json::json!({"ready": true, "links": links.iter().map(|(v, a)| (v.clone(), a.to_string())).collect::<Vec<_>>()})
+            );
+            let _ = std::io::stdout().flush();
+            // Heartbeats follow the wall clock (they stand for a real ground station).
+            let period = if rate > 0.0 {
+                Duration::from_secs_f64(1.0 / rate)
+            } else {
+                Duration::from_secs(3600)
+            };
+            let mut ticker = smol::Timer::interval(period);
+            let result: Result<(), fieldproof_runtime::BoxError> = loop {
+                futures::select! {
+                    _ = futures::StreamExt::next(&mut ticker).fuse() => {
+                        let h = std_msgs::Header { stamp: wall_stamp(), frame_id: "ground".into() };
+                        if let Some(e) = heartbeats.iter().find_map(|p| p.publish(h.clone()).err()) {
+                            break Err(e.into());
+                        }
+                    }
+                    w = rx.recv().fuse() => if let Ok(w) = w {
+                        let line = serde_json::to_string(&w)?;
+                        if let Some(f) = file.as_mut() {
+                            writeln!(f, "{line}")?;
+                            f.flush()?;
+                        }
+                        network.publish(std_msgs::String { data: line })?;
+                    },
+                    e = erx.recv().fuse() => if let Ok(e) = e {
+                        break Err(format!("probing: {e}").into());
+                    },
+                    _ = node.shutdown_requested().fuse() => break Ok(()),
+                }
+            };
+            stop.store(true, Ordering::Relaxed);
+            if let Some(h) = prober {
+                let _ = h.join();
+            }
+            result
+        },
+    )
+}

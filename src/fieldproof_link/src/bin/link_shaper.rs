@@ -1,0 +1,193 @@
+//! `link_shaper`: the one privileged node. Creates the run's namespaces and links
+//! (`fieldproof_link::netns`), shapes them (kernel netem or the userspace emulator) and
+//! takes link commands over ROS; removes everything when it ends (SIGINT/SIGTERM too; after
+//! a crash `link_net cleanup --stale` does).
+//!
+//! Interface (under the node, `std_msgs/msg/String`):
+//! - `~/command` (in): `set <vehicle> <profile>`, `custom <vehicle> <name> <profile JSON>`,
+//!   `drop <vehicle> [seconds]`, `restore <vehicle>`, `counters <vehicle>`, `status`;
+//! - `~/result` (out): one JSON reply per command; a refusal (a link not of this run, an
+//!   unknown profile, an out-of-range value) is `{"ok": false, "error": reason}`;
+//! - `~/in_force` (out, transient local): what is in force on every link, on each change;
+//! - `~/counters` (out, 1 Hz): every link's counters (bytes, packets, drops, backlog, both ways).
+//!
+//! ```text
+//! link_shaper --ros-args -p run_id:=r1 -p vehicles:="[ugv1, ugv2]" -p scenario:=examples/ugv_link_loss.yaml
+//! ros2 topic pub --once /link_shaper/command std_msgs/msg/String "{data: 'drop ugv1 30'}"
+//! ```
+
+use fieldproof_link::emulator::EmulatorConfig;
+use fieldproof_link::netns::Backend;
+use fieldproof_link::profile::{presets, Network, NetworkSection, Verify};
+use fieldproof_link::shaper::{unix_now, LinkShaper};
+use fieldproof_link::tc;
+use fieldproof_runtime::msgs::std_msgs;
+use fieldproof_runtime::{qos, tracing, NodeBuilder, Param, ParamValue};
+use futures::FutureExt;
+use std::time::Duration;
+
+fn network(profile: &str, scenario: &str) -> Result<Network, String> {
+    if scenario.is_empty() {
+        let sec = NetworkSection {
+            profile: profile.into(),
+            links: Default::default(),
+            profiles: Default::default(),
+            verify: Verify::Warn,
+        };
+        return Network::new(sec, &presets(), "profile").map_err(|e| e.to_string());
+    }
+    let text =
+        std::fs::read_to_string(scenario).map_err(|e| format!("scenario: {scenario}: {e}"))?;
+    let v: serde_yaml::Value =
+        serde_yaml::from_str(&text).map_err(|e| format!("scenario: {scenario}: {e}"))?;
+    let sec = v
+        .get("network")
+        .ok_or_else(|| format!("scenario: {scenario}: network: missing"))?;
+    let sec: NetworkSection =
+        serde_yaml::from_value(sec.clone()).map_err(|e| format!("network: {e}"))?;
+    Network::new(sec, &presets(), "network").map_err(|e| e.to_string())
+}
+
+fn main() -> std::process::ExitCode {
+    fieldproof_runtime::main(
+        || {
+            let one_of = |allowed: &'static [&'static str], name: &'static str| {
+                move |v: &ParamValue| match v {
+                    ParamValue::String(s) if allowed.contains(&s.as_str()) => Ok(()),
+                    other => Err(format!(
+                        "{name}: {other:?} is not one of {}",
+                        allowed.join(", ")
+                    )),
+                }
+            };
+            NodeBuilder::new("link_shaper")
+                .param(
+                    Param::string("run_id", "")
+                        .description("the run (1 to 12 of [a-z0-9]); names every namespace")
+                        .read_only(),
+                )
+                .param(
+                    Param::strings("vehicles", &[])
+                        .description("one link per vehicle")
+                        .read_only(),
+                )
+                .param(
+                    Param::string("profile", "wifi_good")
+                        .description("every link's profile without a scenario")
+                        .read_only(),
+                )
+                .param(
+                    Param::string("scenario", "")
+                        .description("scenario file whose network section configures the links")
+                        .read_only(),
+                )
+                .param(
+                    Param::string("backend", "auto")
+                        .description("auto, kernel or userspace")
+                        .read_only()
+                        .on_change(one_of(&["auto", "kernel", "userspace"], "backend")),
+                )
+                .param(
+                    Param::bool("keep", false)
+                        .description("keep the namespaces after the end")
+                        .read_only(),
+                )
+                .param(
+                    Param::string("events_jsonl", "")
+                        .description("file for the applied profile changes (empty: none)")
+                        .read_only(),
+                )
+        },
+        |node| async move {
+            let net = network(&node.param_str("profile"), &node.param_str("scenario"))?;
+            let forced = match node.param_str("backend").as_str() {
+                "kernel" => Some(Backend::Kernel),
+                "userspace" => Some(Backend::Userspace),
+                "auto" => None,
+                other => {
+                    return Err(
+                        format!("backend: '{other}' is not one of auto, kernel, userspace").into(),
+                    )
+                }
+            };
+            let backend = tc::select_backend(forced);
+            let run_id = node.param_str("run_id");
+            let vehicles = node.param_strings("vehicles");
+            let mut shaper = LinkShaper::start(
+                &run_id,
+                &vehicles,
+                net,
+                backend,
+                EmulatorConfig::default(),
+                unix_now(),
+            )?;
+            shaper.keep(node.param_bool("keep"));
+            tracing::info!(
+                "run {run_id}: {} links ({backend:?} backend)",
+                vehicles.len()
+            );
+            let commands = node.subscription::<std_msgs::String>("~/command", qos::default())?;
+            let result = node.publisher::<std_msgs::String>("~/result", qos::default())?;
+            let in_force = node.publisher::<std_msgs::String>("~/in_force", qos::latched())?;
+            let counters = node.publisher::<std_msgs::String>("~/counters", qos::default())?;
+            let publish_in_force = |s: &LinkShaper| {
+                in_force.publish(std_msgs::String {
+                    data: serde_json::to_string(s.in_force()).unwrap_or_default(),
+                })
+            };
+            publish_in_force(&shaper)?;
+            let mut second = smol::Timer::interval(Duration::from_secs(1));
+            let mut tick = smol::Timer::interval(Duration::from_millis(50));
+            let outcome: Result<(), fieldproof_runtime::BoxError> = loop {
+                futures::select! {
+                    c = commands.recv().fuse() => {
+                        let line = match c { Ok(c) => c.data, Err(e) => break Err(e.into()) };
+                        let (reply, _) = shaper.command(line.trim());
+                        if reply["ok"] == false {
+                            tracing::warn!("refused '{}': {}", line.trim(), reply["error"]);
+                        } else {
+                            tracing::info!("{}", line.trim());
+                        }
+                        result.publish(std_msgs::String { data: reply.to_string() })?;
+                        publish_in_force(&shaper)?;
+                    }
+                    _ = futures::StreamExt::next(&mut tick).fuse() => {
+                        match shaper.tick() {
+                            Ok(restored) if !restored.is_empty() => {
+                                tracing::info!("timed drop ended, restored: {}", restored.join(", "));
+                                publish_in_force(&shaper)?;
+                            }
+                            Ok(_) => {}
+                            Err(e) => break Err(e.into()),
+                        }
+                    }
+                    _ = futures::StreamExt::next(&mut second).fuse() => {
+                        let mut all = serde_json::Map::new();
+                        for v in &vehicles {
+                            if let Ok(c) = shaper.counters(v) {
+                                all.insert(v.clone(), serde_json::to_value(c)?);
+                            }
+                        }
+                        counters.publish(std_msgs::String { data: serde_json::Value::Object(all).to_string() })?;
+                    }
+                    _ = node.shutdown_requested().fuse() => break Ok(()),
+                }
+            };
+            let events = node.param_str("events_jsonl");
+            if !events.is_empty() {
+                let text: String = shaper
+                    .events()
+                    .iter()
+                    .filter_map(|c| serde_json::to_string(c).ok())
+                    .map(|l| l + "\n")
+                    .collect();
+                if let Err(e) = std::fs::write(&events, text) {
+                    tracing::error!("events_jsonl: {events}: {e}");
+                }
+            }
+            // The namespaces go before the participant does.
+            drop(shaper);
+            outcome
+        },
+    )
+}

@@ -1,0 +1,326 @@
+//! The three nodes end to end over DDS (root, inside the project's network namespace:
+//! `scripts/netns-run cargo test -p fieldproof_link --test ros_nodes`).
+//!
+//! link_shaper (in the test's namespace) creates the run and shapes the link (lte_rural);
+//! ground_station (radio namespace) sends the heartbeat at 5 Hz and probes; link_monitor
+//! (vehicle namespace, timeout 1 s) sits between a peer's cmd_vel_safe (x = 1, 10 Hz) and
+//! cmd_vel. A `drop ugv1 4` over `/link_shaper/command`: link_state false within the
+//! timeout + one 20 Hz period + the link's latency (bounded here by 1.5 s after the drop,
+//! wall clock), only zero commands while lost (≈ 20 Hz), then link_state true and the
+//! commands pass again after the restore. The windows of network.jsonl during the drop are
+//! unanswered. A command for a link not of this run is refused with a reason. SIGINT of
+//! link_shaper removes the run.
+
+mod common;
+
+use common::{require_root, run_id};
+use fieldproof_link::netns;
+use std::io::{BufRead, BufReader};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+fn require_netns() {
+    assert_eq!(
+        std::env::var("FIELDPROOF_IN_NETNS").as_deref(),
+        Ok("1"),
+        "this test opens DDS participants: run it as `scripts/netns-run cargo test -p fieldproof_link`"
+    );
+}
+
+fn example(name: &str) -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    let p = exe
+        .parent()
+        .unwrap()
+        .parent()
+        .unwrap()
+        .join("examples")
+        .join(name);
+    assert!(p.exists(), "{} not built", p.display());
+    p
+}
+
+/// A process whose stdout lines are collected.
+struct Proc {
+    child: Child,
+    lines: Arc<Mutex<Vec<String>>>,
+}
+
+impl Proc {
+    fn start(ns: Option<&str>, program: &str, args: &[&str], domain: &str) -> Proc {
+        let mut cmd = match ns {
+            Some(ns) => {
+                let mut c = Command::new("ip");
+                c.args(["netns", "exec", ns, program]);
+                c
+            }
+            None => Command::new(program),
+        };
+        let mut child = cmd
+            .args(args)
+            .env("ROS_DOMAIN_ID", domain)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let lines = Arc::new(Mutex::new(Vec::new()));
+        let l = lines.clone();
+        let stdout = child.stdout.take().unwrap();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                l.lock().unwrap().push(line);
+            }
+        });
+        Proc { child, lines }
+    }
+
+    fn json(&self) -> Vec<serde_json::Value> {
+        self.lines
+            .lock()
+            .unwrap()
+            .iter()
+            .filter_map(|l| serde_json::from_str(l).ok())
+            .collect()
+    }
+
+    fn wait_for(
+        &self,
+        what: &str,
+        timeout: Duration,
+        f: impl Fn(&serde_json::Value) -> bool,
+    ) -> serde_json::Value {
+        let end = Instant::now() + timeout;
+        loop {
+            if let Some(v) = self.json().into_iter().find(&f) {
+                return v;
+            }
+            assert!(Instant::now() < end, "{what}: not within {timeout:?}");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    fn signal(&self, sig: i32) {
+        // SAFETY: kill(2) on our own child.
+        unsafe { libc::kill(self.child.id() as i32, sig) };
+    }
+
+    fn wait(&mut self, timeout: Duration) -> Option<std::process::ExitStatus> {
+        let end = Instant::now() + timeout;
+        while Instant::now() < end {
+            if let Ok(Some(s)) = self.child.try_wait() {
+                return Some(s);
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        None
+    }
+}
+
+impl Drop for Proc {
+    fn drop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            self.signal(libc::SIGINT);
+            if self.wait(Duration::from_secs(5)).is_none() {
+                let _ = self.child.kill();
+                let _ = self.child.wait();
+            }
+        }
+    }
+}
+
+fn command(text: &str, domain: &str) -> serde_json::Value {
+    let mut p = Proc::start(
+        None,
+        example("link_peer").to_str().unwrap(),
+        &["command", text],
+        domain,
+    );
+    let st = p
+        .wait(Duration::from_secs(30))
+        .expect("link_peer command ends");
+    assert!(st.success(), "{text}: {st}");
+    p.json().pop().expect("a reply")
+}
+
+#[test]
+fn drop_and_restore_through_the_nodes() {
+    require_root();
+    require_netns();
+    let run = run_id("ros");
+    let domain = (100 + std::process::id() % 100).to_string();
+    let dir = std::env::temp_dir().join(format!("fp-link-{run}"));
+    std::fs::create_dir_all(&dir).unwrap();
+    let jsonl = dir.join("network.jsonl");
+    let _ = std::fs::remove_file(&jsonl);
+
+    let vehicles_param = "vehicles:=[ugv1]";
+    let run_param = format!("run_id:={run}");
+    let mut shaper = Proc::start(
+        None,
+        env!("CARGO_BIN_EXE_link_shaper"),
+        &[
+            "--ros-args",
+            "-p",
+            &run_param,
+            "-p",
+            vehicles_param,
+            "-p",
+            "profile:=lte_rural",
+            "-p",
+            "backend:=userspace",
+        ],
+        &domain,
+    );
+    let t = Instant::now();
+    while netns::namespaces_of(&run).len() < 3 {
+        assert!(
+            t.elapsed() < Duration::from_secs(20),
+            "link_shaper made no namespaces"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let radio = netns::radio_ns(&run);
+    let vehicle = netns::vehicle_ns(&run, "ugv1");
+    let jsonl_param = format!("network_jsonl:={}", jsonl.display());
+    let ground = Proc::start(
+        Some(&radio),
+        env!("CARGO_BIN_EXE_ground_station"),
+        &[
+            "--ros-args",
+            "-p",
+            vehicles_param,
+            "-p",
+            "heartbeat_rate_hz:=5.0",
+            "-p",
+            &jsonl_param,
+        ],
+        &domain,
+    );
+    ground.wait_for("ground station ready", Duration::from_secs(20), |v| {
+        v["ready"] == true
+    });
+    let _monitor = Proc::start(
+        Some(&vehicle),
+        env!("CARGO_BIN_EXE_link_monitor"),
+        &["--ros-args", "-r", "__ns:=/ugv1", "-p", "timeout_s:=1.0"],
+        &domain,
+    );
+    let watch = Proc::start(
+        Some(&vehicle),
+        example("link_peer").to_str().unwrap(),
+        &["watch", "/ugv1"],
+        &domain,
+    );
+
+    // Armed by the heartbeat through the link; commands pass.
+    watch.wait_for("link_state true", Duration::from_secs(40), |v| {
+        v["link_state"] == true
+    });
+    watch.wait_for("a command passed", Duration::from_secs(20), |v| {
+        v["cmd_x"] == 1.0
+    });
+
+    // A link not of this run is refused with a reason.
+    let refused = command("set nope wifi_good", &domain);
+    assert_eq!(refused["ok"], false);
+    assert!(
+        refused["error"]
+            .as_str()
+            .unwrap()
+            .contains("'nope' has no link in this run"),
+        "{refused}"
+    );
+    let refused = command("custom ugv1 bad {\"loss_pct\": 120}", &domain);
+    assert!(
+        refused["error"]
+            .as_str()
+            .unwrap()
+            .contains("loss_pct: 120 is out of range"),
+        "{refused}"
+    );
+
+    let reply = command("drop ugv1 4", &domain);
+    let dropped_at = fieldproof_link::shaper::unix_now();
+    assert_eq!(reply["ok"], true, "{reply}");
+    assert_eq!(reply["in_force"]["ugv1"]["profile"], "drop");
+    let lost = watch.wait_for("link_state false", Duration::from_secs(10), |v| {
+        v["link_state"] == false
+    });
+    let lost_t = lost["t"].as_f64().unwrap();
+    eprintln!(
+        "link_state false {:.3} s after the drop",
+        lost_t - dropped_at
+    );
+    assert!(
+        lost_t - dropped_at <= 1.5,
+        "false after {} s",
+        lost_t - dropped_at
+    );
+    let back = watch.wait_for("link_state true again", Duration::from_secs(20), |v| {
+        v["link_state"] == true && v["t"].as_f64().unwrap() > lost_t
+    });
+    let back_t = back["t"].as_f64().unwrap();
+    eprintln!(
+        "link_state true {:.3} s after the drop",
+        back_t - dropped_at
+    );
+    assert!(
+        back_t - dropped_at >= 3.9,
+        "back too early: {}",
+        back_t - dropped_at
+    );
+    // While lost: only zero commands, at about 20 Hz.
+    let lines = watch.json();
+    let cmds: Vec<(f64, f64)> = lines
+        .iter()
+        .filter_map(|v| Some((v["t"].as_f64()?, v["cmd_x"].as_f64()?)))
+        .filter(|(t, _)| *t > lost_t + 0.2 && *t < back_t - 0.1)
+        .collect();
+    assert!(
+        cmds.iter().all(|(_, x)| *x == 0.0),
+        "a command passed while lost"
+    );
+    let rate = cmds.len() as f64 / (back_t - lost_t - 0.3);
+    eprintln!("zero commands at {rate:.1} Hz while lost");
+    assert!((15.0..=25.0).contains(&rate), "{rate} Hz");
+    watch.wait_for("commands pass again", Duration::from_secs(10), |v| {
+        v["cmd_x"] == 1.0 && v["t"].as_f64().unwrap() > back_t
+    });
+
+    // The ground station's windows: answered before, unanswered during the drop.
+    std::thread::sleep(Duration::from_millis(2500));
+    let windows: Vec<fieldproof_link::analysis::Window> = std::fs::read_to_string(&jsonl)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let during: Vec<_> = windows
+        .iter()
+        .filter(|w| w.t >= dropped_at + 0.5 && w.t + 1.0 <= dropped_at + 4.0)
+        .collect();
+    assert!(
+        !during.is_empty() && during.iter().all(|w| w.replies == 0),
+        "{during:?}"
+    );
+    assert!(windows
+        .iter()
+        .any(|w| w.replies > 0 && w.t + 1.0 <= dropped_at));
+
+    drop(watch);
+    drop(_monitor);
+    drop(ground);
+    shaper.signal(libc::SIGINT);
+    let st = shaper
+        .wait(Duration::from_secs(10))
+        .expect("link_shaper ends on SIGINT");
+    assert!(st.success(), "{st}");
+    assert!(
+        netns::namespaces_of(&run).is_empty(),
+        "{:?}",
+        netns::namespaces_of(&run)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
