@@ -5,7 +5,8 @@
 //! memory; [`Bundle::files`] renders it (`ros_gz_bridge.yaml`, `ros_gz_bridge_<frame>.yaml`,
 //! `params.yaml`, `bridge.yaml`, `contract.yaml`, `bridge.launch.yaml`) and [`Bundle::write`]
 //! puts the files in place atomically. Everything is validated before a file is written, so a
-//! bad manifest or option leaves the output directory as it was.
+//! bad manifest or option leaves the output directory as it was. [`index::BundleIndex`] reads
+//! a written bundle's injectors back (how a fault event finds its node).
 //!
 //! The rules (spec 004, "The rules"):
 //! - names are fully qualified with the namespace on both sides (the ROS topic and the Gazebo
@@ -22,6 +23,7 @@
 //! - TF: a relative `drive.tf` gives `/<ns>/tf` and `/<ns>/tf_static` (robot_state_publisher is
 //!   remapped to them); a global `/tf` keeps the shared tree.
 
+pub mod index;
 mod render;
 mod write;
 
