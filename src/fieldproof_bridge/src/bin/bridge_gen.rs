@@ -12,9 +12,9 @@ use fieldproof_bridge::gen::{self, Options};
 #[derive(Debug, Parser)]
 #[command(name = "bridge_gen", version)]
 struct Cli {
-    /// The vehicle manifest (robots/<name>/robot.yaml).
+    /// The vehicle manifest (robots/NAME/robot.yaml).
     manifest: PathBuf,
-    /// Directory the bundle is written to (default: ./<robot>_bridge).
+    /// Directory the bundle is written to (default: ./ROBOT_bridge).
     #[arg(short = 'o', long = "out")]
     out: Option<PathBuf>,
     /// ROS namespace of the vehicle; prefixes every topic on both sides (/ugv1/scan).
