@@ -16,7 +16,6 @@ mod common;
 use common::{require_root, run_id};
 use fieldproof_link::netns;
 use std::io::{BufRead, BufReader};
-use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -27,19 +26,6 @@ fn require_netns() {
         Ok("1"),
         "this test opens DDS participants: run it as `scripts/netns-run cargo test -p fieldproof_link`"
     );
-}
-
-fn example(name: &str) -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    let p = exe
-        .parent()
-        .unwrap()
-        .parent()
-        .unwrap()
-        .join("examples")
-        .join(name);
-    assert!(p.exists(), "{} not built", p.display());
-    p
 }
 
 /// A process whose stdout lines are collected.
@@ -134,7 +120,7 @@ impl Drop for Proc {
 fn command(text: &str, domain: &str) -> serde_json::Value {
     let mut p = Proc::start(
         None,
-        example("link_peer").to_str().unwrap(),
+        env!("CARGO_BIN_EXE_link_peer"),
         &["command", text],
         domain,
     );
@@ -174,14 +160,10 @@ fn drop_and_restore_through_the_nodes() {
         ],
         &domain,
     );
-    let t = Instant::now();
-    while netns::namespaces_of(&run).len() < 3 {
-        assert!(
-            t.elapsed() < Duration::from_secs(20),
-            "link_shaper made no namespaces"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    shaper.wait_for("link_shaper ready", Duration::from_secs(30), |v| {
+        v["ready"] == true
+    });
+    assert_eq!(netns::namespaces_of(&run).len(), 3);
     let radio = netns::radio_ns(&run);
     let vehicle = netns::vehicle_ns(&run, "ugv1");
     let jsonl_param = format!("network_jsonl:={}", jsonl.display());
@@ -210,7 +192,7 @@ fn drop_and_restore_through_the_nodes() {
     );
     let watch = Proc::start(
         Some(&vehicle),
-        example("link_peer").to_str().unwrap(),
+        env!("CARGO_BIN_EXE_link_peer"),
         &["watch", "/ugv1"],
         &domain,
     );

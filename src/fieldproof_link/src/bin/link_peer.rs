@@ -1,5 +1,5 @@
-//! A test peer for the link nodes (the process-level tests run it inside the run's
-//! namespaces). Prints JSON lines on stdout.
+//! `link_peer`: a small DDS peer of the link nodes, for tests and for poking at a run
+//! without ROS 2 installed (run it inside the run's namespaces). Prints JSON lines.
 //!
 //! - `link_peer command <text>`: publishes `<text>` on `/link_shaper/command` once the
 //!   shaper subscribes, prints the reply from `/link_shaper/result` and ends.

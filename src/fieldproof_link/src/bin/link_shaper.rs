@@ -3,6 +3,8 @@
 //! takes link commands over ROS; removes everything when it ends (SIGINT/SIGTERM too; after
 //! a crash `link_net cleanup --stale` does).
 //!
+//! Prints `{"ready": true, "topology": …}` on stdout once the links are shaped.
+//!
 //! Interface (under the node, `std_msgs/msg/String`):
 //! - `~/command` (in): `set <vehicle> <profile>`, `custom <vehicle> <name> <profile JSON>`,
 //!   `drop <vehicle> [seconds]`, `restore <vehicle>`, `counters <vehicle>`, `status`;
@@ -122,6 +124,15 @@ fn main() -> std::process::ExitCode {
                 unix_now(),
             )?;
             shaper.keep(node.param_bool("keep"));
+            // The runner waits for this line (the topology: namespaces, addresses).
+            println!(
+                "{}",
+                serde_json::json!({"ready": true, "topology": shaper.topology(), "in_force": shaper.in_force()})
+            );
+            {
+                use std::io::Write;
+                let _ = std::io::stdout().flush();
+            }
             tracing::info!(
                 "run {run_id}: {} links ({backend:?} backend)",
                 vehicles.len()
