@@ -46,4 +46,12 @@ fn bad_arguments_exit_2_with_the_reason() {
         assert_eq!(code, 2, "{args:?}: {err}");
         assert!(err.contains(needle), "{args:?}: {err}");
     }
+    let out = Command::new(env!("CARGO_BIN_EXE_contract_check"))
+        .arg(d)
+        .env("FIELDPROOF_CONTRACT_RENDER_TOLERANCE", "half")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr)
+        .contains("FIELDPROOF_CONTRACT_RENDER_TOLERANCE: \"half\" is not a number"));
 }

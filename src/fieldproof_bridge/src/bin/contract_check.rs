@@ -29,7 +29,8 @@ struct Cli {
     /// Relative rate tolerance.
     #[arg(long, default_value_t = 0.1)]
     tolerance: f64,
-    /// Relative rate tolerance of images, camera info, point clouds and laser scans.
+    /// Relative rate tolerance of images, camera info, point clouds and laser scans
+    /// (default: $FIELDPROOF_CONTRACT_RENDER_TOLERANCE, else --tolerance).
     #[arg(long = "render-tolerance")]
     render_tolerance: Option<f64>,
     /// Write the result as JSON to this file.
@@ -49,6 +50,20 @@ fn main() -> ExitCode {
             return ExitCode::from(code);
         }
     };
+    let mut cli = cli;
+    if cli.render_tolerance.is_none() {
+        if let Ok(v) = std::env::var("FIELDPROOF_CONTRACT_RENDER_TOLERANCE") {
+            match v.trim().parse::<f64>() {
+                Ok(f) => cli.render_tolerance = Some(f),
+                Err(_) => {
+                    eprintln!(
+                        "contract_check: error: FIELDPROOF_CONTRACT_RENDER_TOLERANCE: {v:?} is not a number"
+                    );
+                    return ExitCode::from(2);
+                }
+            }
+        }
+    }
     let bad = |what: &str, v: f64| !(v.is_finite() && v >= 0.0) || (what == "timeout" && v == 0.0);
     for (what, v) in [
         ("timeout", cli.timeout),

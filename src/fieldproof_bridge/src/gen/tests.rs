@@ -1124,3 +1124,17 @@ fn launch_file_gates_the_gz_side_and_renders_the_description() {
         .1;
     assert!(!t0.contains("push_ros_namespace"));
 }
+
+#[test]
+fn a_global_topic_stays_global_and_its_hidden_side_stays_under_the_namespace() {
+    let m = edited(|d| d["sensors"][1]["outputs"][0]["ros_topic"] = Value::from("/gps/fix"));
+    let b = bundle(&m, &opts("ugv1"));
+    let fix = b.contract.topic("/gps/fix").unwrap();
+    assert_eq!(fix.provided_by, ["gps_adapter"]);
+    let gps = &b.node("gps_adapter").unwrap().params;
+    assert_eq!(gps["input"], Value::from("/ugv1/_bridge/gps/fix"));
+    assert_eq!(gps["output"], Value::from("/gps/fix"));
+    assert!(b
+        .hidden_topics
+        .contains(&"/ugv1/_bridge/gps/fix".to_string()));
+}
