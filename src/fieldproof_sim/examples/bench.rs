@@ -144,10 +144,11 @@ fn main() {
     let wall = start.elapsed().as_secs_f64();
     let cpu = cpu_seconds() - cpu0;
     println!(
-        "{{\"vehicles\": {n}, \"mode\": \"{mode}\", \"without\": \"{without}\", \"sim_s\": {seconds}, \"wall_s\": {wall:.3}, \"wall_per_sim_s\": {:.4}, \"speedup\": {:.2}, \"cpu_pct\": {:.0}, \"peak_rss_mb\": {:.1}, \"messages\": {messages}}}",
+        "{{\"vehicles\": {n}, \"mode\": \"{mode}\", \"without\": \"{without}\", \"sim_s\": {seconds}, \"wall_s\": {wall:.3}, \"wall_per_sim_s\": {:.4}, \"speedup\": {:.2}, \"cpu_pct\": {:.0}, \"cpu_s_per_sim_s\": {:.4}, \"peak_rss_mb\": {:.1}, \"messages\": {messages}}}",
         wall / seconds,
         seconds / wall,
         100.0 * cpu / wall,
+        cpu / seconds,
         peak_rss_mb()
     );
 }

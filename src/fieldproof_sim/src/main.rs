@@ -6,7 +6,9 @@
 //!     [--vehicles spawn_list.yaml] [--seed N] [--real-time-factor X] [--paused] \
 //!     [--step-hz 1000] [--duration S] [--no-clock] [--print-topics] [--ros-args ...]
 //! ```
-//! The same settings are ROS parameters (`world`, `vehicles` as a YAML spawn list, `seed`,
+//! The same settings are ROS parameters (`world`, `vehicles` as a YAML spawn list (a string:
+//! `-p 'vehicles:="[{ns: ugv1, manifest: ...}]"'`), `vehicle_specs` (strings in the
+//! `--vehicle` form), `seed`,
 //! `step_hz`, `real_time_factor`, `paused`, `publish_clock`, `clock_rate_hz`,
 //! `truth_rate_hz`, `duration_s`); a command-line option wins over its parameter. A bad
 //! world, manifest or spawn entry exits 2 with the file and the field, before any DDS.
@@ -71,6 +73,11 @@ fn settings(cfg: &NodeConfig) -> Result<Settings, SimError> {
     let list = param_str(cfg, "vehicles");
     if !list.trim().is_empty() {
         s.specs = SpawnSpec::parse_list("parameter vehicles", &list)?;
+    }
+    if let Some(ParamValue::StringArray(specs)) = cfg.param("vehicle_specs") {
+        for spec in specs {
+            s.specs.push(SpawnSpec::parse(&spec)?);
+        }
     }
     let mut cli_specs = Vec::new();
     let args = cfg.args();

@@ -23,7 +23,7 @@ use crate::msg::{Msg, PoseArray, Sink};
 use crate::pacing::Pacer;
 use crate::sim::{Simulation, TopicSpec};
 
-/// The simulator node with its parameters declared (`world`, `vehicles`, `seed`,
+/// The simulator node with its parameters declared (`world`, `vehicles`, `vehicle_specs`, `seed`,
 /// `step_hz`, `real_time_factor`, `paused`, `publish_clock`, `clock_rate_hz`,
 /// `truth_rate_hz`, `duration_s`).
 pub fn node_builder() -> NodeBuilder {
@@ -36,6 +36,11 @@ pub fn node_builder() -> NodeBuilder {
         .param(
             Param::string("vehicles", "")
                 .description("YAML spawn list: [{ns, manifest, spawn, ...}]")
+                .read_only(),
+        )
+        .param(
+            Param::strings("vehicle_specs", &[])
+                .description("vehicles in the --vehicle form: ns=ugv1,manifest=...,spawn=...")
                 .read_only(),
         )
         .param(

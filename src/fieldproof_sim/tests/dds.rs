@@ -227,3 +227,52 @@ fn paused_simulation_advances_only_on_step_requests() {
         Ok(())
     });
 }
+
+#[test]
+fn spawn_lists_from_parameters() {
+    if !in_netns("spawn_lists_from_parameters") {
+        return;
+    }
+    let run = |args: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_fieldproof_sim"))
+            .current_dir(repo())
+            .arg("--print-topics")
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let yaml = run(&[
+        "--ros-args",
+        "-p",
+        "world:=worlds/open_field.yaml",
+        "-p",
+        "vehicles:=\"[{ns: carrier, manifest: robots/carrier_ref/robot.yaml, spawn: spawn_carrier}, {ns: quad1, manifest: robots/quad_ref/robot.yaml, spawn: spawn_quad_1}]\"",
+    ]);
+    assert!(
+        yaml.contains("/carrier/pads geometry_msgs/msg/PoseArray"),
+        "{yaml}"
+    );
+    assert!(yaml.contains("/quad1/landed std_msgs/msg/Bool"), "{yaml}");
+    let specs = run(&[
+        "--ros-args",
+        "-p",
+        "world:=worlds/depot.yaml",
+        "-p",
+        "vehicle_specs:=['ns=ugv7,manifest=robots/ugv_ref/robot.yaml,spawn=spawn_dock,without=camera']",
+    ]);
+    assert!(
+        specs.contains("/ugv7/_bridge/scan sensor_msgs/msg/LaserScan"),
+        "{specs}"
+    );
+    assert!(!specs.contains("/ugv7/camera"), "{specs}");
+    assert!(
+        specs.contains("/ugv7/_bridge/cmd_vel geometry_msgs/msg/Twist (subscribed)"),
+        "{specs}"
+    );
+}
