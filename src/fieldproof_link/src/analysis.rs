@@ -28,6 +28,8 @@ pub const DROP_TOLERATED_REPLIES: u64 = 3;
 pub const LATENCY_TOLERANCE: f64 = 0.10;
 /// Absolute latency tolerance floor (ms): the host's scheduling noise.
 pub const LATENCY_FLOOR_MS: f64 = 0.5;
+/// Cause of the initial period (and of the shaper's first application of it).
+pub const INITIAL_CAUSE: &str = "configured";
 /// Slack for comparing window and change times (s).
 const EPS: f64 = 1e-6;
 
@@ -263,10 +265,18 @@ pub fn link_periods(
 ) -> Result<LinkReport, ProfileError> {
     let configured = net.configured_name(link).to_string();
     // (cause, profile, from, to, judged_from)
+    // The shaper records the configured profile's first application (cause `configured…`):
+    // it starts the initial period, which is still judged from the timeline's start.
+    let (initial_from, changes) = match changes.first() {
+        Some(c) if c.cause.starts_with(INITIAL_CAUSE) && c.profile == configured => {
+            (Some(c.applied_s), &changes[1..])
+        }
+        _ => (None, changes),
+    };
     let mut spans: Vec<Span> = vec![(
-        "configured".into(),
+        INITIAL_CAUSE.into(),
         configured.clone(),
-        None,
+        initial_from,
         None,
         Some(0.0),
     )];
@@ -290,7 +300,10 @@ pub fn link_periods(
         let expected = net
             .lookup(&profile, &format!("periods.{link}[{i}].profile"))?
             .clone();
-        let lo = judged.or(from).unwrap_or(f64::NEG_INFINITY);
+        let lo = match (judged, from) {
+            (Some(j), Some(f)) => j.max(f),
+            (j, f) => j.or(f).unwrap_or(f64::NEG_INFINITY),
+        };
         let hi = to.unwrap_or(f64::INFINITY);
         let inside = windows.iter().copied().filter(|w| {
             let rel = w.t - start;
@@ -649,6 +662,29 @@ mod tests {
         let p2 = &r.periods[2];
         assert_eq!((p2.measurement.windows, p2.verdict), (3, Verdict::Passed));
         assert_eq!(r.current, "lte_rural");
+    }
+
+    #[test]
+    fn the_shapers_first_application_starts_the_initial_period() {
+        let net = net();
+        let ws: Vec<Window> = (-3..6)
+            .map(|t| win("ugv1", t as f64, 10, 10, if t < 0 { 900.0 } else { 120.0 }))
+            .collect();
+        let first = Change {
+            link: "ugv1".into(),
+            applying_s: -4.2,
+            applied_s: -4.0,
+            profile: "lte_rural".into(),
+            cause: "configured (link.applied)".into(),
+        };
+        let r = analyse(&net, &ws, &[first], 1000.0, None).unwrap();
+        let p = &r.links["ugv1"].periods;
+        assert_eq!(p.len(), 1);
+        assert_eq!(
+            (p[0].from_s, p[0].judged_from_s, p[0].measurement.windows),
+            (Some(-4.0), Some(0.0), 6)
+        );
+        assert_eq!(p[0].verdict, Verdict::Passed);
     }
 
     #[test]

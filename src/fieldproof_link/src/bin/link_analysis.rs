@@ -24,6 +24,10 @@ struct Args {
     /// Wall-clock start of the timeline (Unix s); default: the first window's time.
     #[arg(long)]
     start: Option<f64>,
+    /// Wall-clock time the events' seconds count from (the shaper's epoch, Unix s);
+    /// default: the timeline's start.
+    #[arg(long)]
+    events_epoch: Option<f64>,
     /// End of the timeline (s from its start); windows after it count for no period.
     #[arg(long)]
     end: Option<f64>,
@@ -59,7 +63,7 @@ fn run(args: Args) -> Result<ExitCode, String> {
             .map_err(|e| format!("{}:{}: {e}", args.network_jsonl.display(), i + 1))?;
         windows.push(w);
     }
-    let changes: Vec<Change> = match &args.events {
+    let mut changes: Vec<Change> = match &args.events {
         Some(p) => read(p)?
             .lines()
             .filter(|l| !l.trim().is_empty())
@@ -77,6 +81,12 @@ fn run(args: Args) -> Result<ExitCode, String> {
         .start
         .or_else(|| windows.first().map(|w| w.t))
         .unwrap_or(0.0);
+    if let Some(e) = args.events_epoch {
+        for c in &mut changes {
+            c.applying_s += e - start;
+            c.applied_s += e - start;
+        }
+    }
     let report = analyse(&net, &windows, &changes, start, args.end).map_err(|e| e.to_string())?;
     println!(
         "{}",

@@ -95,9 +95,10 @@ fn main() -> std::process::ExitCode {
                         }
                     }
                     t = timer.tick().fuse() => {
+                        let was_lost = monitor.lost();
                         let outs = monitor.tick(t);
-                        if outs.contains(&Output::LinkState(false)) && monitor.lost() {
-                            tracing::debug!("link lost: no heartbeat for {} s", node.param_f64("timeout_s"));
+                        if monitor.lost() && !was_lost {
+                            tracing::warn!("link lost: no heartbeat for {} s; holding (zero velocity)", node.param_f64("timeout_s"));
                         }
                         publish(outs)?;
                     }

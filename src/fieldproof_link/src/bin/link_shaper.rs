@@ -115,19 +115,20 @@ fn main() -> std::process::ExitCode {
             let backend = tc::select_backend(forced);
             let run_id = node.param_str("run_id");
             let vehicles = node.param_strings("vehicles");
+            let epoch = unix_now();
             let mut shaper = LinkShaper::start(
                 &run_id,
                 &vehicles,
                 net,
                 backend,
                 EmulatorConfig::default(),
-                unix_now(),
+                epoch,
             )?;
             shaper.keep(node.param_bool("keep"));
             // The runner waits for this line (the topology: namespaces, addresses).
             println!(
                 "{}",
-                serde_json::json!({"ready": true, "topology": shaper.topology(), "in_force": shaper.in_force()})
+                serde_json::json!({"ready": true, "epoch": epoch, "topology": shaper.topology(), "in_force": shaper.in_force()})
             );
             {
                 use std::io::Write;
@@ -141,7 +142,20 @@ fn main() -> std::process::ExitCode {
             let result = node.publisher::<std_msgs::String>("~/result", qos::default())?;
             let in_force = node.publisher::<std_msgs::String>("~/in_force", qos::latched())?;
             let counters = node.publisher::<std_msgs::String>("~/counters", qos::default())?;
+            let events = node.param_str("events_jsonl");
+            // Rewritten on every change, so it is complete however the node ends.
             let publish_in_force = |s: &LinkShaper| {
+                if !events.is_empty() {
+                    let text: String = s
+                        .events()
+                        .iter()
+                        .filter_map(|c| serde_json::to_string(c).ok())
+                        .map(|l| l + "\n")
+                        .collect();
+                    if let Err(e) = std::fs::write(&events, text) {
+                        tracing::error!("events_jsonl: {events}: {e}");
+                    }
+                }
                 in_force.publish(std_msgs::String {
                     data: serde_json::to_string(s.in_force()).unwrap_or_default(),
                 })
@@ -184,18 +198,6 @@ fn main() -> std::process::ExitCode {
                     _ = node.shutdown_requested().fuse() => break Ok(()),
                 }
             };
-            let events = node.param_str("events_jsonl");
-            if !events.is_empty() {
-                let text: String = shaper
-                    .events()
-                    .iter()
-                    .filter_map(|c| serde_json::to_string(c).ok())
-                    .map(|l| l + "\n")
-                    .collect();
-                if let Err(e) = std::fs::write(&events, text) {
-                    tracing::error!("events_jsonl: {events}: {e}");
-                }
-            }
             // The namespaces go before the participant does.
             drop(shaper);
             outcome
