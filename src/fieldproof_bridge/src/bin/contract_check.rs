@@ -33,6 +33,10 @@ struct Cli {
     /// (default: $FIELDPROOF_CONTRACT_RENDER_TOLERANCE, else --tolerance).
     #[arg(long = "render-tolerance")]
     render_tolerance: Option<f64>,
+    /// Let topics under this prefix pass the `topics` check too (repeatable; the harness's
+    /// /fieldproof/ and /fieldproof_sim/ always pass).
+    #[arg(long = "allow", value_name = "PREFIX")]
+    allow: Vec<String>,
     /// Write the result as JSON to this file.
     #[arg(long)]
     json: Option<PathBuf>,
@@ -89,11 +93,13 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let settings = Settings {
+    let mut settings = Settings {
         samples: cli.samples,
         tolerance: cli.tolerance,
         render_tolerance: cli.render_tolerance,
+        ..Settings::default()
     };
+    settings.allowed_prefixes.extend(cli.allow.iter().cloned());
     let opts = CollectOptions {
         timeout: Duration::from_secs_f64(cli.timeout),
         samples: cli.samples,

@@ -10,7 +10,8 @@
 //!   tolerance of `rate_hz` (per transform for TF; rendering sensors take the render
 //!   tolerance when given);
 //! - `topics`: nothing but the contract's topics (and `/parameter_events`, `/rosout`) is
-//!   visible under the namespace; hidden names (a token starting with `_`) are not visible.
+//!   visible under the namespace; hidden names (a token starting with `_`) are not visible,
+//!   and the harness's own namespaces ([`HARNESS_PREFIXES`], plus `--allow`) pass.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -81,7 +82,7 @@ pub struct Observations {
 }
 
 /// The checker's settings.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Settings {
     /// Samples wanted per topic (and per transform) for the frame and rate checks.
     pub samples: usize,
@@ -89,7 +90,14 @@ pub struct Settings {
     pub tolerance: f64,
     /// Relative rate tolerance of the rendering sensors, when given.
     pub render_tolerance: Option<f64>,
+    /// Name prefixes the `topics` check lets pass besides the contract's topics: the test
+    /// harness's own (the simulator standing in for Gazebo, which is not on ROS).
+    pub allowed_prefixes: Vec<String>,
 }
+
+/// The harness's namespaces, allowed by default: `fieldproof_sim`'s step service topic and
+/// the `/fieldproof/truth` ground truth.
+pub const HARNESS_PREFIXES: &[&str] = &["/fieldproof/", "/fieldproof_sim/"];
 
 impl Default for Settings {
     fn default() -> Self {
@@ -97,6 +105,7 @@ impl Default for Settings {
             samples: 10,
             tolerance: 0.1,
             render_tolerance: None,
+            allowed_prefixes: HARNESS_PREFIXES.iter().map(|p| p.to_string()).collect(),
         }
     }
 }
@@ -493,7 +502,7 @@ fn check_topic(t: &TopicContract, o: Option<&TopicObservation>, s: &Settings) ->
     out
 }
 
-fn check_topics(c: &Contract, o: &Observations) -> Finding {
+fn check_topics(c: &Contract, o: &Observations, s: &Settings) -> Finding {
     let ns = c.namespace.trim_end_matches('/');
     let allowed: BTreeSet<&str> = c
         .topics
@@ -509,6 +518,7 @@ fn check_topics(c: &Contract, o: &Observations) -> Finding {
         .filter(|t| ns.is_empty() || t.starts_with(&format!("{ns}/")))
         .filter(|t| !is_hidden_name(t))
         .filter(|t| !allowed.contains(t))
+        .filter(|t| !s.allowed_prefixes.iter().any(|p| t.starts_with(p.as_str())))
         .collect();
     if extra.is_empty() {
         Finding::new(
@@ -533,7 +543,7 @@ pub fn evaluate(contract: &Contract, obs: &Observations, settings: &Settings) ->
     for t in &contract.topics {
         findings.extend(check_topic(t, obs.topics.get(&t.topic), settings));
     }
-    findings.push(check_topics(contract, obs));
+    findings.push(check_topics(contract, obs, settings));
     let count = |s: Status| findings.iter().filter(|f| f.status == s).count();
     let (pass, fail, skip) = (
         count(Status::Pass),
@@ -547,7 +557,7 @@ pub fn evaluate(contract: &Contract, obs: &Observations, settings: &Settings) ->
         pass,
         fail,
         skip,
-        settings: *settings,
+        settings: settings.clone(),
         duration_s: obs.duration_s,
         findings,
     }

@@ -162,6 +162,8 @@ fn a_broken_stack_fails_with_one_finding_per_break() {
     o.visible_topics.insert("/ugv1/debug/pose".into());
     o.visible_topics.insert("/ugv1/_internal/x".into());
     o.visible_topics.insert("/other_robot/scan".into());
+    o.visible_topics
+        .insert("/fieldproof/truth/ugv1/pose".into());
     let r = evaluate(&c, &o, &Settings::default());
     assert!(!r.passed);
     let f = failures(&r);
@@ -362,4 +364,27 @@ fn report_serializes_and_prints() {
     );
     assert!(is_hidden_name("/ugv1/_bridge/imu/data"));
     assert!(!is_hidden_name("/ugv1/imu/data"));
+}
+
+#[test]
+fn without_a_namespace_everything_visible_counts_but_the_harness() {
+    let c = contract("");
+    let mut o = keeping(&c, 3);
+    o.visible_topics
+        .insert("/fieldproof/truth/ugv_ref/pose".into());
+    o.visible_topics.insert("/fieldproof_sim/step".into());
+    assert!(evaluate(&c, &o, &Settings::default()).passed);
+    o.visible_topics.insert("/map".into());
+    let f = failures(&evaluate(&c, &o, &Settings::default()));
+    assert_eq!(
+        f,
+        vec![(
+            Check::Topics,
+            "/".into(),
+            "not in the contract: /map".into()
+        )]
+    );
+    let mut s = Settings::default();
+    s.allowed_prefixes.push("/map".into());
+    assert!(evaluate(&c, &o, &s).passed);
 }
