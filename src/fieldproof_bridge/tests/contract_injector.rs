@@ -1,0 +1,219 @@
+//! The bundle drives a real adapter: the imu_adapter process the generated launch file
+//! starts (resolved by fieldproof's launch loader, params.yaml and all) turns the hidden
+//! topic into the contract topic with the contract's frame and the covariance bridge.yaml
+//! records, and the fault a scenario sets through the node bridge.yaml names
+//! ([`BundleIndex`]) silences it.
+//!
+//! This opens DDS participants, so it runs inside a private network namespace: when started
+//! outside one, the test re-runs itself through `scripts/netns-run`.
+
+use std::collections::BTreeMap;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use fieldproof_bridge::gen::index::BundleIndex;
+use fieldproof_bridge::gen::{self, Options};
+use fieldproof_msgs::sensor_msgs::Imu;
+use fieldproof_runtime::{qos, NodeBuilder, ParamValue};
+use ros2_client::parameters::raw;
+use ros2_client::rcl_interfaces::{SetParametersRequest, SetParametersResponse};
+
+fn repo() -> PathBuf {
+    std::path::absolute(Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")).unwrap()
+}
+
+fn in_netns_or_rerun(name: &str) -> bool {
+    if std::env::var("FIELDPROOF_IN_NETNS").as_deref() == Ok("1") {
+        return true;
+    }
+    let exe = std::env::current_exe().unwrap();
+    let st = Command::new(repo().join("scripts/netns-run"))
+        .arg(exe)
+        .args(["--exact", name, "--nocapture", "--test-threads=1"])
+        .status()
+        .expect("scripts/netns-run");
+    assert!(st.success(), "{name} failed inside the network namespace");
+    false
+}
+
+const DOMAIN: &str = "62";
+
+/// An install prefix whose fieldproof_bridge executables are this build's.
+fn install(root: &Path) -> PathBuf {
+    let prefix = root.join("install");
+    let marker = prefix.join("share/ament_index/resource_index/packages");
+    std::fs::create_dir_all(&marker).unwrap();
+    std::fs::write(marker.join("fieldproof_bridge"), "").unwrap();
+    let lib = prefix.join("lib/fieldproof_bridge");
+    std::fs::create_dir_all(&lib).unwrap();
+    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_imu_adapter"), lib.join("imu_adapter")).unwrap();
+    for stub in [
+        "relay",
+        "navsat_adapter",
+        "throttle",
+        "command_relay",
+        "battery",
+    ] {
+        std::fs::write(lib.join(stub), "#!/bin/sh\nexit 0\n").unwrap();
+        std::fs::set_permissions(lib.join(stub), std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    prefix
+}
+
+fn set_req(name: &str, v: ParamValue) -> SetParametersRequest {
+    SetParametersRequest {
+        parameter: vec![raw::Parameter {
+            name: name.into(),
+            value: v.to_raw(),
+        }],
+    }
+}
+
+#[test]
+fn the_bundle_configures_the_imu_adapter_and_its_fault() {
+    if !in_netns_or_rerun("the_bundle_configures_the_imu_adapter_and_its_fault") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let bundle = dir.path().join("b");
+    let options = Options {
+        namespace: "ugv1".into(),
+        ..Options::default()
+    };
+    gen::run(&repo().join("robots/ugv_ref/robot.yaml"), &options, &bundle).unwrap();
+    let idx = BundleIndex::load(&bundle).unwrap();
+    let imu = idx.sensor("imu", None).unwrap().clone();
+    // The launch loader gives the command line ros2 launch would run.
+    let prefix = install(dir.path());
+    let args = BTreeMap::from([
+        ("gz".to_string(), "false".to_string()),
+        ("use_sim_time".to_string(), "false".to_string()),
+    ]);
+    let specs = fieldproof_tools::launch::load(
+        &bundle.join("bridge.launch.yaml"),
+        &args,
+        std::slice::from_ref(&prefix),
+    )
+    .unwrap();
+    let spec = specs
+        .iter()
+        .find(|s| s.cmd.contains(&format!("__node:={}", imu.node)))
+        .unwrap();
+    let mut child = Command::new(&spec.cmd[0])
+        .args(&spec.cmd[1..])
+        .env("ROS_DOMAIN_ID", DOMAIN)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .unwrap();
+    let bridge: serde_yaml::Value =
+        serde_yaml::from_str(&std::fs::read_to_string(bundle.join("bridge.yaml")).unwrap())
+            .unwrap();
+    let node_entry = bridge["nodes"]
+        .as_sequence()
+        .unwrap()
+        .iter()
+        .find(|n| n["name"] == imu.node.as_str())
+        .unwrap()
+        .clone();
+    let gyro_var = node_entry["covariance"]["angular_velocity_covariance"][0]
+        .as_f64()
+        .unwrap();
+    let accel_var = node_entry["covariance"]["linear_acceleration_covariance"][4]
+        .as_f64()
+        .unwrap();
+
+    let cfg = NodeBuilder::new("scenario")
+        .resolve(["scenario"], |k| {
+            (k == "ROS_DOMAIN_ID").then(|| DOMAIN.into())
+        })
+        .unwrap();
+    let hidden = imu.hidden_topic.clone().unwrap();
+    let topic = imu.topic.clone();
+    let fqn = imu.fqn.clone();
+    let result = fieldproof_runtime::run(cfg, |node| async move {
+        let raw = node.publisher::<Imu>(&hidden, qos::default())?;
+        let out = node.subscription::<Imu>(&topic, qos::default().keep_last(100))?;
+        let set = node.client::<SetParametersRequest, SetParametersResponse>(
+            &format!("{fqn}/set_parameters"),
+            "rcl_interfaces/srv/SetParameters",
+        )?;
+        let mut k = 0i64;
+        let mut publish = |n: usize| -> Result<(), fieldproof_runtime::NodeError> {
+            for _ in 0..n {
+                let mut m = Imu::default();
+                m.header.frame_id = "imu_link".into();
+                m.header.stamp =
+                    fieldproof_msgs::builtin_interfaces::Time::from_nanos(k * 10_000_000);
+                k += 1;
+                raw.publish(m)?;
+            }
+            Ok(())
+        };
+        // Until the adapter is up and matched, publish and wait for its output.
+        let start = Instant::now();
+        let first = loop {
+            publish(1)?;
+            smol::Timer::after(Duration::from_millis(10)).await;
+            if let Some(m) = out.try_recv()? {
+                break m;
+            }
+            assert!(
+                start.elapsed() < Duration::from_secs(20),
+                "no output from {fqn}"
+            );
+        };
+        assert_eq!(first.header.frame_id, "imu_link");
+        assert_eq!(first.angular_velocity_covariance[0], gyro_var);
+        assert_eq!(first.angular_velocity_covariance[4], gyro_var);
+        assert_eq!(first.linear_acceleration_covariance[4], accel_var);
+        assert!((gyro_var - 0.0002f64 * 0.0002).abs() < 1e-18);
+        // The scenario's sensor.dropout, through the node bridge.yaml names.
+        let r = set
+            .call_retry(
+                set_req("dropout", ParamValue::Bool(true)),
+                Duration::from_secs(1),
+                20,
+            )
+            .await?;
+        assert!(r.results[0].successful, "{:?}", r.results);
+        smol::Timer::after(Duration::from_millis(200)).await;
+        while out.try_recv()?.is_some() {}
+        for _ in 0..50 {
+            publish(1)?;
+            smol::Timer::after(Duration::from_millis(10)).await;
+        }
+        assert!(out.try_recv()?.is_none(), "{fqn} published under dropout");
+        // Lifted: the output comes back.
+        let r = set
+            .call_retry(
+                set_req("dropout", ParamValue::Bool(false)),
+                Duration::from_secs(1),
+                20,
+            )
+            .await?;
+        assert!(r.results[0].successful);
+        let start = Instant::now();
+        loop {
+            publish(1)?;
+            smol::Timer::after(Duration::from_millis(10)).await;
+            if out.try_recv()?.is_some() {
+                break;
+            }
+            assert!(
+                start.elapsed() < Duration::from_secs(10),
+                "no output after dropout"
+            );
+        }
+        Ok(())
+    });
+    let _ = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status();
+    let status = child.wait().unwrap();
+    result.unwrap();
+    assert!(status.success(), "imu_adapter exited with {status}");
+}
