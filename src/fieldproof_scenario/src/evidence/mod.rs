@@ -1,0 +1,415 @@
+//! The run's evidence: `run.json` ([`RunRecord`]), the MCAP recording with its rosbag2
+//! `metadata.yaml` ([`recording`]), and `report.md` / `report.html` with SVG plots
+//! ([`write_reports`]).
+
+pub mod msgdefs;
+pub mod plots;
+pub mod recording;
+
+use crate::assertions::Outcome;
+use crate::store::Store;
+use crate::timeline::EntryState;
+use fieldproof_robots::World;
+use serde::Serialize;
+use serde_json::Value as Json;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// One timeline entry in the record.
+#[derive(Debug, Clone, Serialize)]
+pub struct EntryRecord {
+    /// Name.
+    pub name: String,
+    /// Action (`link.drop`).
+    pub action: String,
+    /// Vehicle.
+    pub vehicle: Option<String>,
+    /// The trigger as validated.
+    pub trigger: Json,
+    /// Its firings with their outcomes.
+    #[serde(flatten)]
+    pub state: EntryState,
+}
+
+/// One process of the run.
+#[derive(Debug, Clone, Serialize)]
+pub struct ProcessRecord {
+    /// Its role (`simulator`, `ugv1/imu_adapter`, `ground_station`).
+    pub name: String,
+    /// Network namespace it ran in (`None`: the runner's).
+    pub netns: Option<String>,
+    /// argv.
+    pub command: Vec<String>,
+    /// pid.
+    pub pid: Option<u32>,
+    /// Wall-clock seconds from the run's start until it was ready.
+    pub ready_after_s: Option<f64>,
+    /// Exit code (`None`: killed by a signal or still running).
+    pub exit_code: Option<i32>,
+    /// The signal that ended it.
+    pub signal: Option<i32>,
+    /// Its log file.
+    pub log: Option<PathBuf>,
+}
+
+/// The run's result.
+#[derive(Debug, Clone, Serialize)]
+pub struct RunResult {
+    /// 0 passed, 1 failed (an assertion or a link verdict under verify: fail), 2 could
+    /// not run.
+    pub exit_code: u8,
+    /// `passed`, `failed` or `error`.
+    pub status: String,
+    /// Why it did not pass, one line each.
+    pub reasons: Vec<String>,
+    /// Warnings (`link.failed` under verify: warn).
+    pub warnings: Vec<String>,
+}
+
+/// Everything `run.json` holds.
+#[derive(Debug, Clone, Serialize)]
+pub struct RunRecord {
+    /// Scenario name.
+    pub scenario: String,
+    /// Scenario file.
+    pub scenario_file: PathBuf,
+    /// The scenario as written.
+    pub scenario_raw: Json,
+    /// Run id (names the namespaces).
+    pub run_id: String,
+    /// Versions of fieldproof and its pieces.
+    pub versions: BTreeMap<String, String>,
+    /// The simulator's seed.
+    pub seed: u64,
+    /// Simulation speed asked for.
+    pub real_time_factor: f64,
+    /// Wall clock (Unix s) of the run's start, the timeline's start and the end.
+    pub started_unix: f64,
+    /// Timeline start (Unix s), `None` if it never started.
+    pub timeline_started_unix: Option<f64>,
+    /// End (Unix s).
+    pub ended_unix: f64,
+    /// Simulation time the timeline ran (s).
+    pub timeline_duration_s: f64,
+    /// The result.
+    pub result: RunResult,
+    /// Every entry and its outcome.
+    pub timeline: Vec<EntryRecord>,
+    /// Every assertion with what was observed.
+    pub assertions: Vec<Outcome>,
+    /// Radio links: topology, periods, traffic (with a network section).
+    pub network: Option<Json>,
+    /// Every process and how it ended.
+    pub processes: Vec<ProcessRecord>,
+    /// The recording.
+    pub recording: Option<recording::RecordingSummary>,
+}
+
+/// The versions recorded in run.json.
+pub fn versions() -> BTreeMap<String, String> {
+    let mut v = BTreeMap::new();
+    v.insert("fieldproof".into(), env!("CARGO_PKG_VERSION").into());
+    v.insert("ros2-client".into(), "0.12.1".into());
+    v.insert("rustdds".into(), "0.15.1".into());
+    v.insert("ros_distro".into(), "jazzy".into());
+    v
+}
+
+/// Writes `run.json`.
+pub fn write_run_json(dir: &Path, r: &RunRecord) -> std::io::Result<PathBuf> {
+    let p = dir.join("run.json");
+    let text = serde_json::to_string_pretty(r).map_err(std::io::Error::other)?;
+    std::fs::write(&p, text + "\n")?;
+    Ok(p)
+}
+
+/// What the plots are drawn from.
+pub struct PlotInput<'a> {
+    /// The samples.
+    pub store: &'a Store,
+    /// The world.
+    pub world: &'a World,
+    /// Per vehicle: name, odometry topic, link_state topic, truth topic.
+    pub vehicles: Vec<(String, String, String, String)>,
+    /// Goals to mark (name, x, y).
+    pub goals: Vec<(String, (f64, f64))>,
+}
+
+fn esc(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
+
+fn md_cell(s: &str) -> String {
+    s.replace('|', "\\|").replace('\n', " ")
+}
+
+/// Writes the plots (`plots/*.svg`), `report.md` and `report.html`; returns the files.
+pub fn write_reports(dir: &Path, r: &RunRecord, input: &PlotInput) -> std::io::Result<Vec<PathBuf>> {
+    let plots_dir = dir.join("plots");
+    std::fs::create_dir_all(&plots_dir)?;
+    let mut plots: Vec<(String, String, String)> = Vec::new(); // (title, file, svg)
+    let events: Vec<(f64, String)> = r
+        .timeline
+        .iter()
+        .flat_map(|e| {
+            e.state
+                .firings
+                .iter()
+                .map(move |f| (f.started_s, e.name.clone()))
+        })
+        .collect();
+    for (name, odom, link, _) in &input.vehicles {
+        let speed = input.store.field_series(odom, "twist.twist.linear.x");
+        let ls = input.store.field_series(link, "data");
+        if let Ok(svg) = plots::speed_and_link(&format!("{name}: speed and link state"), &speed, &ls, &events) {
+            plots.push((format!("{name}: speed and link state"), format!("{name}_speed_link.svg"), svg));
+        }
+    }
+    if let Some(net) = &r.network {
+        if let Some(links) = net.get("periods").and_then(|p| p.get("links")).and_then(Json::as_object) {
+            for (link, lr) in links {
+                let ps: Vec<(String, Option<f64>, f64)> = lr["periods"]
+                    .as_array()
+                    .map(|a| {
+                        a.iter()
+                            .map(|p| {
+                                (
+                                    p["profile"].as_str().unwrap_or("?").to_string(),
+                                    p["measurement"]["latency_ms"].as_f64(),
+                                    p["expected"]["latency_ms"].as_f64().unwrap_or(0.0),
+                                )
+                            })
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                if let Ok(svg) = plots::latency_per_period(&format!("link {link}: latency per period"), &ps) {
+                    plots.push((format!("link {link}: latency per period"), format!("{link}_latency.svg"), svg));
+                }
+            }
+        }
+    }
+    let paths: Vec<(String, Vec<(f64, f64)>)> = input
+        .vehicles
+        .iter()
+        .map(|(name, _, _, truth)| {
+            let xs = input.store.field_series(truth, "pose.position.x");
+            let ys = input.store.field_series(truth, "pose.position.y");
+            (name.clone(), xs.iter().zip(&ys).map(|(a, b)| (a.1, b.1)).collect())
+        })
+        .collect();
+    if let Ok(svg) = plots::trajectory(input.world, &paths, &input.goals) {
+        plots.push(("trajectory".into(), "trajectory.svg".into(), svg));
+    }
+    let mut files = Vec::new();
+    for (_, f, svg) in &plots {
+        let p = plots_dir.join(f);
+        std::fs::write(&p, svg)?;
+        files.push(p);
+    }
+    let md = report_md(r, &plots);
+    let html = report_html(r, &plots);
+    std::fs::write(dir.join("report.md"), md)?;
+    std::fs::write(dir.join("report.html"), html)?;
+    files.push(dir.join("report.md"));
+    files.push(dir.join("report.html"));
+    Ok(files)
+}
+
+fn entry_rows(r: &RunRecord) -> Vec<[String; 6]> {
+    let mut rows = Vec::new();
+    for e in &r.timeline {
+        if e.state.firings.is_empty() {
+            rows.push([
+                e.name.clone(),
+                e.action.clone(),
+                e.vehicle.clone().unwrap_or_default(),
+                "never".into(),
+                String::new(),
+                "did not start".into(),
+            ]);
+        }
+        for f in &e.state.firings {
+            let mut what = f.outcome.clone().unwrap_or_default();
+            if let Some(x) = &f.end_outcome {
+                what = format!("{what}; {x}");
+            }
+            if let Some(x) = &f.error {
+                what = format!("{what} ERROR: {x}");
+            }
+            rows.push([
+                e.name.clone(),
+                e.action.clone(),
+                e.vehicle.clone().unwrap_or_default(),
+                format!("{:.2}", f.started_s),
+                f.ended_s.map(|t| format!("{t:.2}")).unwrap_or_default(),
+                what,
+            ]);
+        }
+    }
+    rows
+}
+
+fn period_rows(r: &RunRecord) -> Vec<[String; 7]> {
+    let mut rows = Vec::new();
+    let Some(links) = r
+        .network
+        .as_ref()
+        .and_then(|n| n.get("periods"))
+        .and_then(|p| p.get("links"))
+        .and_then(Json::as_object)
+    else {
+        return rows;
+    };
+    let f = |v: &Json| v.as_f64().map(|x| format!("{x:.2}")).unwrap_or_else(|| "-".into());
+    for (link, lr) in links {
+        for p in lr["periods"].as_array().into_iter().flatten() {
+            rows.push([
+                link.clone(),
+                p["profile"].as_str().unwrap_or("").into(),
+                p["cause"].as_str().unwrap_or("").into(),
+                format!("{} to {}", f(&p["from_s"]), f(&p["to_s"])),
+                format!(
+                    "{} ms ({} of {} answered)",
+                    f(&p["measurement"]["latency_ms"]),
+                    p["measurement"]["replies"],
+                    p["measurement"]["sent"]
+                ),
+                p["verdict"].as_str().unwrap_or("").into(),
+                p["reason"].as_str().unwrap_or("").into(),
+            ]);
+        }
+    }
+    rows
+}
+
+/// report.md.
+pub fn report_md(r: &RunRecord, plots: &[(String, String, String)]) -> String {
+    let mut s = format!("# Scenario {}: {}\n\n", r.scenario, r.result.status.to_uppercase());
+    s += &format!(
+        "Run `{}`, seed {}, real-time factor {}, timeline {:.1} s (simulation time), exit code {}.\n\n",
+        r.run_id, r.seed, r.real_time_factor, r.timeline_duration_s, r.result.exit_code
+    );
+    for reason in &r.result.reasons {
+        s += &format!("- **{}**\n", md_cell(reason));
+    }
+    for w in &r.result.warnings {
+        s += &format!("- warning: {}\n", md_cell(w));
+    }
+    s += "\n## Assertions\n\n| assertion | type | result | window (s) | observed / reason |\n|---|---|---|---|---|\n";
+    for a in &r.assertions {
+        let w = a.window_s.map(|w| format!("{:.2} to {:.2}", w[0], w[1])).unwrap_or_default();
+        let obs = a.reason.clone().unwrap_or_else(|| a.observed.to_string());
+        s += &format!(
+            "| {} | {} | {} | {} | {} |\n",
+            a.name,
+            a.kind,
+            if a.passed { "passed" } else { "FAILED" },
+            w,
+            md_cell(&obs)
+        );
+    }
+    s += "\n## Timeline\n\n| entry | action | vehicle | start (s) | end (s) | outcome |\n|---|---|---|---|---|---|\n";
+    for row in entry_rows(r) {
+        s += &format!("| {} |\n", row.map(|c| md_cell(&c)).join(" | "));
+    }
+    let periods = period_rows(r);
+    if !periods.is_empty() {
+        s += "\n## Radio links\n\n| link | profile | cause | period (s) | measured latency | verdict | reason |\n|---|---|---|---|---|---|---|\n";
+        for row in periods {
+            s += &format!("| {} |\n", row.map(|c| md_cell(&c)).join(" | "));
+        }
+        if let Some(t) = r.network.as_ref().and_then(|n| n.get("traffic")) {
+            s += &format!("\nTraffic per link: `{t}`\n");
+        }
+    }
+    s += "\n## Processes\n\n| process | netns | exit | ready after (s) |\n|---|---|---|---|\n";
+    for p in &r.processes {
+        let exit = match (p.exit_code, p.signal) {
+            (Some(c), _) => c.to_string(),
+            (None, Some(sig)) => format!("signal {sig}"),
+            _ => "-".into(),
+        };
+        s += &format!(
+            "| {} | {} | {} | {} |\n",
+            p.name,
+            p.netns.clone().unwrap_or_default(),
+            exit,
+            p.ready_after_s.map(|x| format!("{x:.1}")).unwrap_or_default()
+        );
+    }
+    if !plots.is_empty() {
+        s += "\n## Plots\n\n";
+        for (title, f, _) in plots {
+            s += &format!("![{title}](plots/{f})\n\n");
+        }
+    }
+    s
+}
+
+fn html_table(head: &[&str], rows: &[Vec<String>]) -> String {
+    let mut s = String::from("<table><tr>");
+    for h in head {
+        s += &format!("<th>{}</th>", esc(h));
+    }
+    s += "</tr>";
+    for r in rows {
+        s += "<tr>";
+        for c in r {
+            s += &format!("<td>{}</td>", esc(c));
+        }
+        s += "</tr>";
+    }
+    s + "</table>\n"
+}
+
+/// report.html (plots inline).
+pub fn report_html(r: &RunRecord, plots: &[(String, String, String)]) -> String {
+    let mut s = format!(
+        "<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>{0}</title><style>body{{font-family:sans-serif;margin:2em}}table{{border-collapse:collapse}}td,th{{border:1px solid #aaa;padding:3px 6px;font-size:13px}}.passed{{color:#080}}.failed{{color:#b00}}</style></head><body><h1>Scenario {0}: <span class=\"{1}\">{1}</span></h1>\n",
+        esc(&r.scenario),
+        esc(&r.result.status)
+    );
+    s += &format!(
+        "<p>Run {}, seed {}, real-time factor {}, timeline {:.1} s, exit code {}.</p><ul>",
+        esc(&r.run_id), r.seed, r.real_time_factor, r.timeline_duration_s, r.result.exit_code
+    );
+    for reason in &r.result.reasons {
+        s += &format!("<li><b>{}</b></li>", esc(reason));
+    }
+    for w in &r.result.warnings {
+        s += &format!("<li>warning: {}</li>", esc(w));
+    }
+    s += "</ul><h2>Assertions</h2>";
+    let rows: Vec<Vec<String>> = r
+        .assertions
+        .iter()
+        .map(|a| {
+            vec![
+                a.name.clone(),
+                a.kind.clone(),
+                if a.passed { "passed".into() } else { "FAILED".into() },
+                a.window_s.map(|w| format!("{:.2} to {:.2}", w[0], w[1])).unwrap_or_default(),
+                a.reason.clone().unwrap_or_else(|| a.observed.to_string()),
+            ]
+        })
+        .collect();
+    s += &html_table(&["assertion", "type", "result", "window (s)", "observed / reason"], &rows);
+    s += "<h2>Timeline</h2>";
+    let rows: Vec<Vec<String>> = entry_rows(r).into_iter().map(|r| r.to_vec()).collect();
+    s += &html_table(&["entry", "action", "vehicle", "start (s)", "end (s)", "outcome"], &rows);
+    let periods: Vec<Vec<String>> = period_rows(r).into_iter().map(|r| r.to_vec()).collect();
+    if !periods.is_empty() {
+        s += "<h2>Radio links</h2>";
+        s += &html_table(
+            &["link", "profile", "cause", "period (s)", "measured latency", "verdict", "reason"],
+            &periods,
+        );
+    }
+    s += "<h2>Plots</h2>";
+    for (title, _, svg) in plots {
+        s += &format!("<h3>{}</h3><div>{svg}</div>\n", esc(title));
+    }
+    s + "</body></html>\n"
+}

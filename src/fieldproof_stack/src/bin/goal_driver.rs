@@ -1,0 +1,129 @@
+//! `goal_driver`: the example UGV stack. Drives to a goal in the odom frame, avoiding what
+//! the lidar sees, and keeps its goal through a link outage (the failsafe after it holds
+//! the vehicle; it carries on when commands pass again).
+//!
+//! - in: `odom` (nav_msgs/msg/Odometry), `scan` (sensor_msgs/msg/LaserScan),
+//!   `goal_pose` (geometry_msgs/msg/PoseStamped, odom frame; reliable, transient local);
+//! - parameter `goal` (`[x, y]` in the odom frame, empty: none) sets it too;
+//! - out: `output` (default `cmd_vel_nav`, geometry_msgs/msg/Twist) at `rate_hz`, and
+//!   `goal_reached` (std_msgs/msg/Bool, latched) on every change.
+//!
+//! ```text
+//! goal_driver --ros-args -r __ns:=/ugv1 -p use_sim_time:=true -p goal:="[18.0, 0.0]"
+//! ```
+
+use fieldproof_runtime::msgs::geometry_msgs::{PoseStamped, Twist, Vector3};
+use fieldproof_runtime::msgs::nav_msgs::Odometry;
+use fieldproof_runtime::msgs::sensor_msgs::LaserScan;
+use fieldproof_runtime::msgs::std_msgs;
+use fieldproof_runtime::{qos, tracing, NodeBuilder, Param, ParamValue};
+use fieldproof_stack::{step, yaw_of, Pose2, Scan, Settings};
+use futures::FutureExt;
+use std::sync::{Arc, Mutex};
+
+fn main() -> std::process::ExitCode {
+    fieldproof_runtime::main(
+        || {
+            NodeBuilder::new("goal_driver")
+                .param(
+                    Param::doubles("goal", &[])
+                        .description("goal [x, y] in the odom frame (empty: none)")
+                        .on_change(|v| match v {
+                            ParamValue::DoubleArray(a) if a.is_empty() || a.len() == 2 => Ok(()),
+                            other => Err(format!("goal: {other:?} is not [] or [x, y]")),
+                        }),
+                )
+                .param(Param::string("output", "cmd_vel_nav").description("velocity command topic").read_only())
+                .param(Param::double("rate_hz", 20.0).range(1.0, 200.0).read_only())
+                .param(Param::double("max_speed_mps", 0.8).range(0.0, 20.0))
+                .param(Param::double("max_turn_radps", 1.2).range(0.0, 20.0))
+                .param(Param::double("tolerance_m", 0.5).range(0.05, 100.0))
+                .param(Param::double("half_width_m", 0.55).range(0.05, 10.0))
+                .param(Param::double("look_ahead_m", 2.0).range(0.2, 50.0))
+        },
+        |node| async move {
+            let odom_sub = node.subscription::<Odometry>("odom", qos::default())?;
+            let scan_sub = node.subscription::<LaserScan>("scan", qos::default())?;
+            let goal_sub =
+                node.subscription::<PoseStamped>("goal_pose", qos::latched())?;
+            let out = node.publisher::<Twist>(&node.param_str("output"), qos::default())?;
+            let reached_pub = node.publisher::<std_msgs::Bool>("goal_reached", qos::latched())?;
+            let goal: Arc<Mutex<Option<(f64, f64)>>> = Arc::new(Mutex::new(None));
+            let from_param = |v: &Option<ParamValue>| match v {
+                Some(ParamValue::DoubleArray(a)) if a.len() == 2 => Some((a[0], a[1])),
+                _ => None,
+            };
+            *goal.lock().expect("goal") = from_param(&node.param("goal"));
+            {
+                let goal = goal.clone();
+                node.on_parameter_changed("goal", move |v| {
+                    let g = match v {
+                        ParamValue::DoubleArray(a) if a.len() == 2 => Some((a[0], a[1])),
+                        _ => None,
+                    };
+                    tracing::info!("goal set by parameter: {g:?}");
+                    *goal.lock().expect("goal") = g;
+                });
+            }
+            let mut pose: Option<Pose2> = None;
+            let mut scan: Option<Scan> = None;
+            let mut reached: Option<bool> = None;
+            let mut timer = node.timer_hz(node.param_f64("rate_hz"));
+            loop {
+                futures::select! {
+                    m = odom_sub.recv().fuse() => {
+                        let m = m?;
+                        let q = &m.pose.pose.orientation;
+                        pose = Some(Pose2 {
+                            x: m.pose.pose.position.x,
+                            y: m.pose.pose.position.y,
+                            yaw: yaw_of(q.x, q.y, q.z, q.w),
+                        });
+                    }
+                    m = scan_sub.recv().fuse() => {
+                        let m = m?;
+                        scan = Some(Scan {
+                            angle_min: m.angle_min as f64,
+                            angle_increment: m.angle_increment as f64,
+                            ranges: m.ranges.iter().map(|r| *r as f64).collect(),
+                            range_max: m.range_max as f64,
+                        });
+                    }
+                    m = goal_sub.recv().fuse() => {
+                        let m = m?;
+                        let g = (m.pose.position.x, m.pose.position.y);
+                        tracing::info!("new goal ({:.2}, {:.2}) in {}", g.0, g.1, m.header.frame_id);
+                        *goal.lock().expect("goal") = Some(g);
+                        reached = None;
+                    }
+                    _ = timer.tick().fuse() => {
+                        let g = *goal.lock().expect("goal");
+                        let (Some(p), Some(g)) = (pose, g) else { continue };
+                        let s = Settings {
+                            max_speed_mps: node.param_f64("max_speed_mps"),
+                            max_turn_radps: node.param_f64("max_turn_radps"),
+                            tolerance_m: node.param_f64("tolerance_m"),
+                            half_width_m: node.param_f64("half_width_m"),
+                            look_ahead_m: node.param_f64("look_ahead_m"),
+                            ..Settings::default()
+                        };
+                        let c = step(&s, p, g, scan.as_ref());
+                        out.publish(Twist {
+                            linear: Vector3 { x: c.linear, y: 0.0, z: 0.0 },
+                            angular: Vector3 { x: 0.0, y: 0.0, z: c.angular },
+                        })?;
+                        if reached != Some(c.reached) {
+                            if c.reached {
+                                tracing::info!("goal reached at ({:.2}, {:.2})", p.x, p.y);
+                            }
+                            reached_pub.publish(std_msgs::Bool { data: c.reached })?;
+                            reached = Some(c.reached);
+                        }
+                    }
+                    _ = node.shutdown_requested().fuse() => break,
+                }
+            }
+            Ok(())
+        },
+    )
+}
