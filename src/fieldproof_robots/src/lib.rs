@@ -21,3 +21,49 @@ pub use error::{Error, FieldPath};
 pub use load::merge;
 pub use manifest::*;
 pub use world::*;
+
+use std::path::{Path, PathBuf};
+
+/// Finds a manifest or world: `path` itself if it exists, else (for a relative path) the
+/// installed copy under `<prefix>/share/fieldproof_robots/<path>` of the first prefix of
+/// `ament_prefix_path` (`AMENT_PREFIX_PATH`) that has it, so `robots/ugv_ref/robot.yaml`
+/// and `worlds/depot.yaml` work from any directory once the package is installed. Returns
+/// `path` unchanged when nothing is found (loading then reports it).
+pub fn find_data_file(path: &Path, ament_prefix_path: Option<&str>) -> PathBuf {
+    if path.exists() || path.is_absolute() {
+        return path.to_path_buf();
+    }
+    ament_prefix_path
+        .unwrap_or("")
+        .split(':')
+        .filter(|p| !p.is_empty())
+        .map(|p| Path::new(p).join("share/fieldproof_robots").join(path))
+        .find(|p| p.exists())
+        .unwrap_or_else(|| path.to_path_buf())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn installed_files_are_found_under_the_prefixes() {
+        let dir = tempfile::tempdir().unwrap();
+        let share = dir.path().join("share/fieldproof_robots/worlds");
+        std::fs::create_dir_all(&share).unwrap();
+        std::fs::write(share.join("w.yaml"), "x").unwrap();
+        let prefixes = format!("/nonexistent:{}", dir.path().display());
+        assert_eq!(
+            find_data_file(Path::new("worlds/w.yaml"), Some(&prefixes)),
+            share.join("w.yaml")
+        );
+        assert_eq!(
+            find_data_file(Path::new("worlds/none.yaml"), Some(&prefixes)),
+            PathBuf::from("worlds/none.yaml")
+        );
+        assert_eq!(
+            find_data_file(Path::new("worlds/w.yaml"), None),
+            PathBuf::from("worlds/w.yaml")
+        );
+    }
+}

@@ -144,7 +144,11 @@ fn main() -> ExitCode {
     };
     // Everything that can be wrong with the input is checked before the participant opens.
     let prepared = settings(&cfg).and_then(|s| {
-        let world = World::load(&s.world)?;
+        let ament = std::env::var("AMENT_PREFIX_PATH").ok();
+        let world = World::load(fieldproof_robots::find_data_file(
+            s.world.as_ref(),
+            ament.as_deref(),
+        ))?;
         let spawns = Spawn::resolve_all(&s.specs, &world)?;
         Ok((s, world, spawns))
     });

@@ -160,7 +160,11 @@ pub struct Spawn {
 impl Spawn {
     /// Loads the manifest and resolves the pose against the world.
     pub fn resolve(spec: &SpawnSpec, index: usize, world: &World) -> Result<Self, SimError> {
-        let manifest = Manifest::load(&spec.manifest)?;
+        let path = fieldproof_robots::find_data_file(
+            &spec.manifest,
+            std::env::var("AMENT_PREFIX_PATH").ok().as_deref(),
+        );
+        let manifest = Manifest::load(&path)?;
         let without: Vec<&str> = spec.without.iter().map(String::as_str).collect();
         let manifest = if without.is_empty() {
             manifest
