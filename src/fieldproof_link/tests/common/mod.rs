@@ -79,44 +79,57 @@ pub fn iperf_udp(
     secs: u32,
     reverse: bool,
 ) -> f64 {
-    let mut server = Command::new("ip")
-        .args([
-            "netns", "exec", server_ns, "iperf3", "-s", "-1", "-p", "5201",
-        ])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("iperf3 server starts");
-    std::thread::sleep(Duration::from_millis(300));
-    let mut args = vec![
-        "netns".to_string(),
-        "exec".into(),
-        client_ns.into(),
-        "iperf3".into(),
-        "-c".into(),
-        server_addr.into(),
-        "-p".into(),
-        "5201".into(),
-        "-u".into(),
-        "-l".into(),
-        "1200".into(),
-        "-b".into(),
-        format!("{}", offered_bps as u64),
-        "-t".into(),
-        secs.to_string(),
-        "-J".into(),
-    ];
-    if reverse {
-        args.push("-R".into());
+    // A loaded machine can be slow to start the server, or the control connection can
+    // wait behind a previous run's backlog: up to three tries, each reported.
+    for attempt in 1..=3 {
+        let mut server = Command::new("ip")
+            .args([
+                "netns", "exec", server_ns, "iperf3", "-s", "-1", "-p", "5201",
+            ])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("iperf3 server starts");
+        std::thread::sleep(Duration::from_millis(300 * attempt));
+        let mut args: Vec<String> = [
+            "netns",
+            "exec",
+            client_ns,
+            "iperf3",
+            "-c",
+            server_addr,
+            "-p",
+            "5201",
+            "-u",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        args.extend([
+            "-l".into(),
+            "1200".into(),
+            "-b".into(),
+            format!("{}", offered_bps as u64),
+        ]);
+        args.extend(["-t".into(), secs.to_string(), "-J".into()]);
+        if reverse {
+            args.push("-R".into());
+        }
+        let out = Command::new("ip")
+            .args(&args)
+            .output()
+            .expect("iperf3 client runs");
+        let _ = server.kill();
+        let _ = server.wait();
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_default();
+        if let Some(bps) = v["end"]["sum_received"]["bits_per_second"].as_f64() {
+            return bps;
+        }
+        eprintln!(
+            "iperf3 attempt {attempt} failed: {}",
+            v.get("error").unwrap_or(&v)
+        );
+        std::thread::sleep(Duration::from_secs(2));
     }
-    let out = Command::new("ip")
-        .args(&args)
-        .output()
-        .expect("iperf3 client runs");
-    let _ = server.kill();
-    let _ = server.wait();
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("iperf3 -J prints JSON");
-    v["end"]["sum_received"]["bits_per_second"]
-        .as_f64()
-        .unwrap_or_else(|| panic!("no sum_received: {v}"))
+    panic!("iperf3 failed three times");
 }
