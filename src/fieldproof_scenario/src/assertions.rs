@@ -120,6 +120,7 @@ fn kind_name(c: &Check) -> &'static str {
         Check::LinkVerdicts => "link_verdicts",
         Check::MaxRate { .. } => "max_rate",
         Check::MinRate { .. } => "min_rate",
+        Check::Unchanged { .. } => "unchanged",
     }
 }
 
@@ -329,6 +330,38 @@ pub fn evaluate_one(a: &Assertion, ev: &Evidence) -> Outcome {
                 }
             }
         },
+        Check::Unchanged { topic, fields } => {
+            let values: Vec<(f64, Vec<Json>)> = ev
+                .store
+                .window(topic, lo, hi)
+                .map(|(t, m)| {
+                    (
+                        *t,
+                        fields
+                            .iter()
+                            .map(|f| lookup(m, f).cloned().unwrap_or(Json::Null))
+                            .collect(),
+                    )
+                })
+                .collect();
+            let change = values.iter().find(|(_, v)| *v != values[0].1);
+            out.observed = json!({
+                "samples": values.len(),
+                "first": values.first().map(|v| &v.1),
+                "first_change": change.map(|(t, v)| json!({"t_s": t, "value": v})),
+            });
+            match change {
+                _ if values.len() < 2 => fail(
+                    &mut out,
+                    format!("{} samples of {topic} between {lo:.2} s and {hi:.2} s, needs 2", values.len()),
+                ),
+                None => out.passed = true,
+                Some((t, v)) => fail(
+                    &mut out,
+                    format!("{topic} {} changed to {} at {t:.2} s", fields.join(", "), Json::from(v.clone())),
+                ),
+            }
+        }
         Check::MaxRate { topic, hz } | Check::MinRate { topic, hz } => {
             let n = ev.store.window(topic, lo, hi).count();
             let span = hi - lo;

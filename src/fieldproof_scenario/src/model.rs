@@ -201,6 +201,10 @@ pub struct Record {
     /// `when` triggers read (always recorded).
     #[serde(default)]
     pub topics: Vec<String>,
+    /// Types of recorded topics the runner cannot tell itself (neither in a vehicle's
+    /// contract nor one of fieldproof's own): `{ /ugv1/my_topic: std_msgs/msg/String }`.
+    #[serde(default)]
+    pub types: BTreeMap<String, String>,
 }
 
 /// A timeline entry as written (one flat map; which fields apply depends on the action).
@@ -627,6 +631,14 @@ pub enum Check {
         /// Bound (Hz).
         hz: f64,
     },
+    /// The fields keep one value through the window (a frozen sensor), over at least two
+    /// samples.
+    Unchanged {
+        /// Topic.
+        topic: String,
+        /// Fields.
+        fields: Vec<String>,
+    },
 }
 
 /// A validated assertion.
@@ -710,8 +722,8 @@ pub struct Scenario {
     /// Simulation time the timeline runs.
     pub duration_s: f64,
     /// Every topic recorded (record.topics + what assertions and triggers read + the
-    /// runner's own), sorted.
-    pub recorded_topics: Vec<String>,
+    /// runner's own) with its ROS type, sorted by topic.
+    pub recorded_topics: BTreeMap<String, String>,
 }
 
 /// Every action the timeline knows.
@@ -738,6 +750,7 @@ pub const ASSERTION_TYPES: &[&str] = &[
     "link_verdicts",
     "max_rate",
     "min_rate",
+    "unchanged",
 ];
 
 /// The collision topic of the simulator.
@@ -855,6 +868,11 @@ pub fn parse_raw(file: &Path, text: &str) -> Result<RawScenario, ScenarioError> 
         let path = e.path().to_string();
         let path = if path == "." { String::new() } else { path };
         let inner = e.into_inner().to_string();
+        // serde_yaml prefixes its own (shorter) path: keep one.
+        let inner = match inner.split_once(": ") {
+            Some((head, rest)) if !head.contains(' ') && path.starts_with(head) => rest.to_string(),
+            _ => inner,
+        };
         ctx.err(path, inner)
     })
 }
@@ -1087,7 +1105,9 @@ pub fn validate(file: &Path, raw: RawScenario) -> Result<Scenario, ScenarioError
             Check::TopicValue { condition, .. } => {
                 topics.insert(condition.topic.clone());
             }
-            Check::MaxRate { topic, .. } | Check::MinRate { topic, .. } => {
+            Check::MaxRate { topic, .. }
+            | Check::MinRate { topic, .. }
+            | Check::Unchanged { topic, .. } => {
                 topics.insert(topic.clone());
             }
             _ => {}
@@ -1097,6 +1117,33 @@ pub fn validate(file: &Path, raw: RawScenario) -> Result<Scenario, ScenarioError
         topics.insert(truth_topic(&label(v)));
     }
     topics.insert(COLLISIONS_TOPIC.to_string());
+    let known = known_types(&vehicles, network.is_some());
+    let mut recorded = BTreeMap::new();
+    for t in topics {
+        let ty = raw
+            .record
+            .types
+            .get(&t)
+            .cloned()
+            .or_else(|| known.get(&t).cloned());
+        match ty {
+            Some(ty) if fieldproof_msgs::is_known_type(&ty) => {
+                recorded.insert(t, ty);
+            }
+            Some(ty) => {
+                return Err(ctx.err(
+                    format!("record.types.{t}"),
+                    format!("\"{ty}\" is not a message type fieldproof knows"),
+                ))
+            }
+            None => {
+                return Err(ctx.err(
+                    "record.types",
+                    format!("the type of {t} is unknown (not in a vehicle's contract nor one of fieldproof's topics): give it under record.types"),
+                ))
+            }
+        }
+    }
 
     Ok(Scenario {
         file: file.to_path_buf(),
@@ -1107,9 +1154,55 @@ pub fn validate(file: &Path, raw: RawScenario) -> Result<Scenario, ScenarioError
         timeline,
         assertions,
         duration_s,
-        recorded_topics: topics.into_iter().collect(),
+        recorded_topics: recorded,
     })
 }
+
+/// The topics whose types the runner knows: every vehicle's contract, the stack's and the
+/// failsafe's topics, the simulator's truth and the run's own.
+pub fn known_types(vehicles: &[Vehicle], network: bool) -> BTreeMap<String, String> {
+    let mut m = BTreeMap::new();
+    for v in vehicles {
+        for t in &v.bundle.contract.topics {
+            m.insert(t.topic.clone(), t.ros_type.clone());
+        }
+        let ns = if v.namespace.is_empty() {
+            String::new()
+        } else {
+            format!("/{}", v.namespace)
+        };
+        for (t, ty) in [
+            ("link_state", "std_msgs/msg/Bool"),
+            ("cmd_vel_nav", "geometry_msgs/msg/Twist"),
+            ("goal_pose", "geometry_msgs/msg/PoseStamped"),
+            ("goal_reached", "std_msgs/msg/Bool"),
+        ] {
+            m.insert(format!("{ns}/{t}"), ty.to_string());
+        }
+        if let Some(hb) = v
+            .manifest
+            .runtime
+            .as_ref()
+            .and_then(|r| r.link.as_ref())
+            .and_then(|l| l.heartbeat.as_ref())
+        {
+            m.insert(
+                format!("{ns}/{}", hb.topic.trim_start_matches('/')),
+                "std_msgs/msg/Header".into(),
+            );
+        }
+        m.insert(truth_topic(&label(v)), "geometry_msgs/msg/PoseStamped".into());
+    }
+    m.insert(COLLISIONS_TOPIC.into(), "std_msgs/msg/String".into());
+    m.insert("/clock".into(), "rosgraph_msgs/msg/Clock".into());
+    if network {
+        m.insert(NETWORK_TOPIC.into(), "std_msgs/msg/String".into());
+    }
+    m
+}
+
+/// The topic the ground station's measurement windows are recorded on.
+pub const NETWORK_TOPIC: &str = "/fieldproof/network";
 
 /// The simulator's label of a vehicle (its namespace, or its name without one).
 pub fn label(v: &Vehicle) -> String {
@@ -1707,6 +1800,7 @@ fn assertion(
         "reached" => &["vehicle", "goal", "pose", "radius_m"],
         "no_collision" => &["vehicle"],
         "link_verdicts" => &[],
+        "unchanged" => &["topic", "field"],
         _ => &["topic", "hz"],
     };
     let mut present = Vec::new();
@@ -1857,6 +1951,19 @@ fn assertion(
             topic: topic()?,
             hz: hz()?,
         },
+        "unchanged" => {
+            let t = topic()?;
+            let fields = a.field.clone().ok_or_else(|| need("field"))?.list();
+            for fl in &fields {
+                if crate::store::parse_field(fl).is_none() {
+                    return Err(ctx.err(
+                        f("field"),
+                        format!("\"{fl}\" is not a field path (a.b.c, ranges[0])"),
+                    ));
+                }
+            }
+            Check::Unchanged { topic: t, fields }
+        }
         _ => unreachable!("checked against ASSERTION_TYPES"),
     };
     Ok(Assertion {

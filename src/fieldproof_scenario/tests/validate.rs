@@ -1,0 +1,218 @@
+//! Scenario validation: the shipped scenarios load; broken ones fail with the field path
+//! and the value.
+
+use fieldproof_scenario::model::{self, Action, Check, Mode, ScenarioError, Trigger};
+use std::path::{Path, PathBuf};
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn scenarios() -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(repo().join("config/scenarios"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "yaml"))
+        .filter(|p| !p.file_name().unwrap().to_string_lossy().starts_with('.'))
+        .collect();
+    v.sort();
+    v
+}
+
+/// Writes `text` as a scenario beside the shipped ones (so relative paths resolve) and
+/// loads it.
+fn load_text(text: &str) -> Result<model::Scenario, ScenarioError> {
+    let dir = repo().join("config/scenarios");
+    let f = tempfile::Builder::new()
+        .prefix(".test_")
+        .suffix(".yaml")
+        .tempfile_in(&dir)
+        .unwrap();
+    std::fs::write(f.path(), text).unwrap();
+    model::load(f.path())
+}
+
+const BASE: &str = "name: t\nworld: ../../worlds/depot.yaml\nvehicles:\n  - { name: ugv1, manifest: ../../robots/ugv_nav2/robot.yaml, spawn: spawn_dock }\nnetwork: { profile: lte_rural }\n";
+
+fn err_of(extra: &str) -> (String, String) {
+    let e = load_text(&format!("{BASE}{extra}")).expect_err("must not validate");
+    (e.path().to_string(), e.to_string())
+}
+
+#[test]
+fn every_shipped_scenario_validates() {
+    let all = scenarios();
+    assert!(all.len() >= 11, "{all:?}");
+    for p in all {
+        let s = model::load(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+        assert!(!s.vehicles.is_empty());
+        assert!(s.recorded_topics.contains_key(model::COLLISIONS_TOPIC));
+    }
+}
+
+#[test]
+fn the_example_is_the_issues_scenario() {
+    let s = model::load(&repo().join("config/scenarios/ugv_link_loss.yaml")).unwrap();
+    assert_eq!(s.vehicles[0].manifest.name, "ugv_nav2");
+    let net = s.network.as_ref().unwrap();
+    assert_eq!(net.configured_name("ugv1"), "lte_rural");
+    let drop = s.timeline.iter().find(|e| e.name == "link_outage").unwrap();
+    assert_eq!(drop.action, Action::LinkDrop);
+    assert_eq!(drop.duration_s, Some(30.0));
+    assert!(matches!(drop.trigger, Trigger::At(t) if t == 8.0));
+    let names: Vec<&str> = s.assertions.iter().map(|a| a.name.as_str()).collect();
+    assert_eq!(
+        names,
+        ["link_lost", "stopped", "cmd_vel_zero", "link_back", "goal_reached", "no_collision", "links_ok"]
+    );
+    let stopped = &s.assertions[1];
+    assert!(matches!(&stopped.check, Check::TopicValue { mode: Mode::Always, condition } if condition.abs));
+    assert_eq!((stopped.window.after_s, stopped.window.within_s), (13.0, Some(29.5)));
+    assert!(s.assertions[3].window.from_end);
+    assert_eq!(s.recorded_topics["/ugv1/odom"], "nav_msgs/msg/Odometry");
+    assert_eq!(s.recorded_topics["/ugv1/link_state"], "std_msgs/msg/Bool");
+    assert_eq!(s.recorded_topics["/fieldproof/network"], "std_msgs/msg/String");
+}
+
+#[test]
+fn fault_events_find_their_injector_in_the_bundle() {
+    let s = load_text(&format!(
+        "{BASE}timeline:\n  - {{ at: 1s, action: sensor.dropout, sensor: lidar, duration_s: 2s }}\n  - {{ at: 1s, action: imu.bias, gyro_bias_radps: [0, 0, 0.1] }}\n  - {{ at: 1s, action: gps.deny }}\n  - {{ at: 1s, action: actuator.limit, max_linear_mps: 0.3 }}\n  - {{ at: 1s, action: battery.drain, to: 0.5, duration_s: 10s }}\n"
+    ))
+    .unwrap();
+    let nodes: Vec<String> = s
+        .timeline
+        .iter()
+        .map(|e| match &e.action {
+            Action::Fault { fault, .. } => fault.node.clone(),
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    let bundle_nodes: Vec<&str> = s.vehicles[0].bundle.nodes.iter().map(|n| n.name.as_str()).collect();
+    for n in &nodes {
+        assert!(bundle_nodes.contains(&n.as_str()), "{n} not in {bundle_nodes:?}");
+    }
+    // A timed dropout clears itself; an untimed bias does not.
+    let Action::Fault { fault, .. } = &s.timeline[0].action else { unreachable!() };
+    assert_eq!(fault.clear.len(), 1);
+    let Action::Fault { fault, .. } = &s.timeline[1].action else { unreachable!() };
+    assert!(fault.clear.is_empty());
+}
+
+#[test]
+fn bad_fields_name_their_path_and_value() {
+    let cases: &[(&str, &str, &str)] = &[
+        (
+            "timeline:\n  - { at: 1s, action: link.explode }\n",
+            "timeline[0].action",
+            "\"link.explode\" is not one of link.set",
+        ),
+        (
+            "timeline:\n  - { at: 1s, action: link.drop }\n  - { at: 2s, action: link.set, profile: lte_urban }\n",
+            "timeline[1].profile",
+            "unknown profile 'lte_urban'",
+        ),
+        (
+            "timeline:\n  - { at: five, action: link.drop }\n",
+            "timeline[0].at",
+            "\"five\" is not a duration",
+        ),
+        (
+            "timeline:\n  - { action: link.drop }\n",
+            "timeline[0]",
+            "needs a trigger",
+        ),
+        (
+            "timeline:\n  - { at: 1s, every: 2s, action: link.drop }\n",
+            "timeline[0]",
+            "at and every",
+        ),
+        (
+            "timeline:\n  - { name: a, after: b, action: link.drop }\n  - { name: b, after: a, action: link.restore }\n",
+            "timeline[0].after",
+            "cycle",
+        ),
+        (
+            "timeline:\n  - { at: 1s, action: link.drop, profile: wifi_good }\n",
+            "timeline[0].profile",
+            "is not a field of link.drop",
+        ),
+        (
+            "timeline:\n  - { at: 1s, action: sensor.dropout, sensor: sonar }\n",
+            "timeline[0].action",
+            "no injector for sensor sonar",
+        ),
+        (
+            "timeline:\n  - { at: 1s, action: navigate_to, goal: moon }\n",
+            "timeline[0].goal",
+            "\"moon\" is not a goal of world depot",
+        ),
+        (
+            "timeline:\n  - { at: 1s, action: process.kill, node: gazebo }\n",
+            "timeline[0].node",
+            "\"gazebo\" is not a node of vehicle ugv1",
+        ),
+        (
+            "timeline:\n  - { at: 1s, action: link.drop, colour: red }\n",
+            "timeline[0].colour",
+            "unknown field `colour`",
+        ),
+        (
+            "assertions:\n  - { type: topic_value, topic: /ugv1/odom, field: x, value: 1, mode: sometimes }\n",
+            "assertions[0].mode",
+            "\"sometimes\" is not one of always, eventually",
+        ),
+        (
+            "assertions:\n  - { type: topic_value, topic: ugv1/odom, field: x, value: 1 }\n",
+            "assertions[0].topic",
+            "not a fully qualified topic",
+        ),
+        (
+            "assertions:\n  - { type: topic_value, topic: /ugv1/odom, field: x, value: 1, entry: nothing }\n",
+            "assertions[0].entry",
+            "\"nothing\" is not an entry",
+        ),
+        (
+            "assertions:\n  - { type: close_enough }\n",
+            "assertions[0].type",
+            "\"close_enough\" is not one of topic_value",
+        ),
+        (
+            "assertions:\n  - { type: topic_value, topic: /ugv1/odom, field: x, op: lt, value: fast }\n",
+            "assertions[0].op",
+            "does not compare strings",
+        ),
+        (
+            "record:\n  topics: [/ugv1/mystery]\n",
+            "record.types",
+            "the type of /ugv1/mystery is unknown",
+        ),
+    ];
+    for (extra, path, msg) in cases {
+        let (p, text) = err_of(extra);
+        assert_eq!(&p, path, "{extra}: {text}");
+        assert!(text.contains(msg), "{extra}: {text}");
+    }
+}
+
+#[test]
+fn bad_vehicles_and_network() {
+    let e = load_text("name: t\nworld: ../../worlds/depot.yaml\nvehicles:\n  - { name: ugv1, manifest: ../../robots/ugv_nav2/robot.yaml, spawn: nowhere }\n").unwrap_err();
+    assert_eq!(e.path(), "vehicles[0].spawn");
+    assert!(e.to_string().contains("\"nowhere\" is not a frame of world depot"));
+    let e = load_text("name: t\nworld: ../../worlds/depot.yaml\nvehicles:\n  - { name: ugv1, manifest: ../../robots/none/robot.yaml, spawn: spawn_dock }\n").unwrap_err();
+    assert_eq!(e.path(), "vehicles[0].manifest");
+    let e = load_text(&BASE.replace("profile: lte_rural }", "profile: lte_rural, links: { ugv9: wifi_good } }")).unwrap_err();
+    assert_eq!(e.path(), "network.links.ugv9");
+    let e = load_text(&BASE.replace(
+        "profile: lte_rural }",
+        "profile: lte_rural, profiles: { bad: { latency_ms: -3 } } }",
+    ))
+    .unwrap_err();
+    assert_eq!(e.path(), "network.profiles.bad.latency_ms", "{e}");
+    let e = load_text("name: t\nworld: ../../worlds/depot.yaml\nvehicles:\n  - { name: ugv1, manifest: ../../robots/ugv_nav2/robot.yaml, spawn: spawn_dock }\ntimeline:\n  - { at: 1s, action: link.drop }\n").unwrap_err();
+    assert_eq!(e.path(), "timeline[0].action");
+    assert!(e.to_string().contains("needs a network section"));
+    let e = load_text("name: Bad Name\nworld: ../../worlds/depot.yaml\nvehicles: []\n").unwrap_err();
+    assert_eq!(e.path(), "name");
+}
