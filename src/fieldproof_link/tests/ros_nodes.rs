@@ -363,3 +363,93 @@ fn drop_and_restore_through_the_nodes() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// link_monitor in simulation time (`use_sim_time:=true`, /clock at half the wall clock's
+/// speed, timeout 2 s of simulation = 4 s of wall clock): link_state false between 2 s and
+/// 2 s + one 20 Hz period + 0.15 s of delivery slack after the last heartbeat, in
+/// simulation time; only zero commands while lost, at 20 Hz of simulation time (15 to 25);
+/// link_state true at the next heartbeat and commands pass again.
+#[test]
+fn link_monitor_follows_simulation_time() {
+    require_netns();
+    let domain = (200 + std::process::id() % 30).to_string();
+    let _monitor = Proc::start(
+        None,
+        env!("CARGO_BIN_EXE_link_monitor"),
+        &[
+            "--ros-args",
+            "-r",
+            "__ns:=/ugv1",
+            "-p",
+            "use_sim_time:=true",
+            "-p",
+            "timeout_s:=2.0",
+        ],
+        &domain,
+    );
+    // Heartbeats for 6 s, then none for 7 s (3.5 s of simulation), then again.
+    let mut sim = Proc::start(
+        None,
+        env!("CARGO_BIN_EXE_link_peer"),
+        &["sim", "/ugv1", "6", "7", "0.5"],
+        &domain,
+    );
+    let st = sim
+        .wait(Duration::from_secs(60))
+        .expect("link_peer sim ends");
+    assert!(st.success(), "{st}");
+    let lines = sim.json();
+    let f = |v: &serde_json::Value, k: &str| v[k].as_f64();
+    let armed = lines
+        .iter()
+        .find(|v| v["link_state"] == true)
+        .expect("armed");
+    let lost = lines
+        .iter()
+        .find(|v| v["link_state"] == false)
+        .expect("link_state false");
+    let lost_sim = f(lost, "sim").unwrap();
+    let last_hb = lines
+        .iter()
+        .filter(|v| v["heartbeat"] == true && f(v, "sim").unwrap() < lost_sim)
+        .filter_map(|v| f(v, "sim"))
+        .fold(f64::MIN, f64::max);
+    eprintln!(
+        "armed at sim {:.3}; lost {:.3} s of simulation after the last heartbeat",
+        f(armed, "sim").unwrap(),
+        lost_sim - last_hb
+    );
+    assert!(lost_sim - last_hb >= 2.0 - 0.01, "{}", lost_sim - last_hb);
+    assert!(
+        lost_sim - last_hb <= 2.0 + 0.05 + 0.15,
+        "{}",
+        lost_sim - last_hb
+    );
+    let back = lines
+        .iter()
+        .find(|v| v["link_state"] == true && f(v, "sim").unwrap() > lost_sim)
+        .expect("link_state true again");
+    let back_sim = f(back, "sim").unwrap();
+    let zeros: Vec<f64> = lines
+        .iter()
+        .filter(|v| {
+            f(v, "cmd_x").is_some()
+                && f(v, "sim").unwrap() > lost_sim + 0.1
+                && f(v, "sim").unwrap() < back_sim - 0.05
+        })
+        .map(|v| f(v, "cmd_x").unwrap())
+        .collect();
+    assert!(
+        zeros.iter().all(|x| *x == 0.0),
+        "a command passed while lost"
+    );
+    let rate = zeros.len() as f64 / (back_sim - lost_sim - 0.15);
+    eprintln!("zero commands at {rate:.1} Hz of simulation time");
+    assert!((15.0..=25.0).contains(&rate), "{rate}");
+    assert!(
+        lines
+            .iter()
+            .any(|v| f(v, "cmd_x") == Some(1.0) && f(v, "sim").unwrap() > back_sim),
+        "commands pass again"
+    );
+}
