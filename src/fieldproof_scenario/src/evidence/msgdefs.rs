@@ -1,6 +1,6 @@
 //! The `.msg` definitions (ROS 2 Jazzy) of the types fieldproof_msgs knows, for the MCAP
 //! `ros2msg` schemas: the type's own text, then each dependency after a line of `=` and
-//! `MSG: pkg/msg/Name`, as rosbag2 writes them.
+//! `MSG: pkg/Name`, as rosbag2 writes them.
 
 /// The own definition of a type (fully qualified names for nested types).
 pub fn own(ros_type: &str) -> Option<&'static str> {
@@ -115,7 +115,8 @@ pub fn schema(ros_type: &str) -> Option<String> {
             stack.push(d);
         }
     }
-    Some(out)
+    // As rosbag2 writes them (and the ROS 2 parsers read them): `pkg/Name`, no `msg/`.
+    Some(out.replace("/msg/", "/"))
 }
 
 #[cfg(test)]
@@ -128,6 +129,7 @@ mod tests {
             let s = schema(t).unwrap_or_else(|| panic!("no definition of {t}"));
             for d in deps_of(&s) {
                 assert!(s.contains(&format!("MSG: {d}\n")), "{t}: {d} missing");
+                assert!(!d.contains("/msg/"), "{t}: {d}");
             }
         }
     }
@@ -135,8 +137,8 @@ mod tests {
     #[test]
     fn odometry_lists_its_dependencies_once() {
         let s = schema("nav_msgs/msg/Odometry").unwrap();
-        assert_eq!(s.matches("MSG: geometry_msgs/msg/Vector3\n").count(), 1);
-        assert!(s.starts_with("std_msgs/msg/Header header\n"));
-        assert!(s.contains("MSG: builtin_interfaces/msg/Time\nint32 sec"));
+        assert_eq!(s.matches("MSG: geometry_msgs/Vector3\n").count(), 1);
+        assert!(s.starts_with("std_msgs/Header header\n"));
+        assert!(s.contains("MSG: builtin_interfaces/Time\nint32 sec"));
     }
 }

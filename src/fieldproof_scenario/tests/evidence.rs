@@ -1,0 +1,212 @@
+//! The evidence writers: the MCAP recording read back by the Python `mcap` +
+//! `mcap-ros2-support` reader and by `rosbags` (as a rosbag2 bag, through metadata.yaml),
+//! run.json and the reports.
+
+use fieldproof_msgs::geometry_msgs::{Twist, Vector3};
+use fieldproof_msgs::nav_msgs::Odometry;
+use fieldproof_msgs::{cdr, std_msgs};
+use fieldproof_scenario::evidence::recording::Recording;
+use fieldproof_scenario::evidence::{self, PlotInput, RunRecord, RunResult};
+use fieldproof_scenario::store::Store;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn python() -> PathBuf {
+    std::env::var_os("FIELDPROOF_PYTHON")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.venv/bin/python"))
+}
+
+fn write_sample(dir: &Path) -> PathBuf {
+    let path = dir.join("recording.mcap");
+    let mut rec = Recording::create(&path).unwrap();
+    for i in 0..5u64 {
+        let mut odom = Odometry::default();
+        odom.header.frame_id = "odom".into();
+        odom.child_frame_id = "base_link".into();
+        odom.twist.twist.linear.x = 0.25 * i as f64;
+        rec.write(
+            "/ugv1/odom",
+            "nav_msgs/msg/Odometry",
+            1_000_000_000 + i * 100_000_000,
+            &cdr::to_bytes(&odom).unwrap(),
+        )
+        .unwrap();
+    }
+    rec.write(
+        "/ugv1/link_state",
+        "std_msgs/msg/Bool",
+        1_200_000_000,
+        &cdr::to_bytes(&std_msgs::Bool { data: true }).unwrap(),
+    )
+    .unwrap();
+    rec.write(
+        "/ugv1/cmd_vel",
+        "geometry_msgs/msg/Twist",
+        1_300_000_000,
+        &cdr::to_bytes(&Twist {
+            linear: Vector3 { x: 0.5, y: 0.0, z: 0.0 },
+            angular: Vector3 { x: 0.0, y: 0.0, z: -0.25 },
+        })
+        .unwrap(),
+    )
+    .unwrap();
+    rec.write(
+        "/fieldproof/network",
+        "std_msgs/msg/String",
+        1_400_000_000,
+        &cdr::to_bytes(&std_msgs::String { data: "{\"link\":\"ugv1\"}".into() }).unwrap(),
+    )
+    .unwrap();
+    let s = rec.finish().unwrap();
+    assert_eq!(s.message_count, 8);
+    assert_eq!(s.topics["/ugv1/odom"], ("nav_msgs/msg/Odometry".to_string(), 5));
+    assert_eq!(s.duration_ns, 400_000_000);
+    path
+}
+
+#[test]
+fn mcap_reads_back_with_the_python_ros2_reader() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write_sample(dir.path());
+    let script = r#"
+import sys
+from mcap_ros2.reader import read_ros2_messages
+out = []
+for m in read_ros2_messages(sys.argv[1]):
+    t = m.channel.topic
+    if t == "/ugv1/odom":
+        out.append("odom %s %s %.2f" % (m.ros_msg.header.frame_id, m.ros_msg.child_frame_id, m.ros_msg.twist.twist.linear.x))
+    elif t == "/ugv1/link_state":
+        out.append("link %s" % m.ros_msg.data)
+    elif t == "/ugv1/cmd_vel":
+        out.append("cmd %.2f %.2f" % (m.ros_msg.linear.x, m.ros_msg.angular.z))
+    else:
+        out.append("%s %s %d" % (t, m.ros_msg.data, m.log_time_ns))
+print("\n".join(out))
+"#;
+    let o = Command::new(python())
+        .args(["-c", script, path.to_str().unwrap()])
+        .output()
+        .expect("the .venv python (scripts/setup) runs");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = String::from_utf8(o.stdout).unwrap();
+    // In log-time order.
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(
+        lines,
+        [
+            "odom odom base_link 0.00",
+            "odom odom base_link 0.25",
+            "odom odom base_link 0.50",
+            "link True",
+            "odom odom base_link 0.75",
+            "cmd 0.50 -0.25",
+            "odom odom base_link 1.00",
+            "/fieldproof/network {\"link\":\"ugv1\"} 1400000000",
+        ]
+    );
+}
+
+#[test]
+fn the_run_directory_opens_as_a_rosbag2_bag() {
+    let dir = tempfile::tempdir().unwrap();
+    write_sample(dir.path());
+    let meta = std::fs::read_to_string(dir.path().join("metadata.yaml")).unwrap();
+    assert!(meta.contains("storage_identifier: mcap"));
+    let script = r#"
+import sys
+from pathlib import Path
+from rosbags.rosbag2 import Reader
+with Reader(Path(sys.argv[1])) as r:
+    print(r.message_count, sorted((c.topic, c.msgtype) for c in r.connections)[0])
+"#;
+    let o = Command::new(python())
+        .args(["-c", script, dir.path().to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = String::from_utf8(o.stdout).unwrap();
+    assert_eq!(text.trim(), "8 ('/fieldproof/network', 'std_msgs/msg/String')");
+}
+
+#[test]
+fn run_json_and_reports() {
+    let dir = tempfile::tempdir().unwrap();
+    let world = fieldproof_robots::World::load(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../worlds/depot.yaml"),
+    )
+    .unwrap();
+    let mut store = Store::new();
+    for i in 0..100 {
+        let t = i as f64 * 0.5;
+        store.push("/ugv1/odom", t, serde_json::json!({"twist": {"twist": {"linear": {"x": 0.6}}}}));
+        store.push("/ugv1/link_state", t, serde_json::json!({"data": !(10.0..30.0).contains(&t)}));
+        store.push(
+            "/fieldproof/truth/ugv1/pose",
+            t,
+            serde_json::json!({"pose": {"position": {"x": t * 0.3, "y": 0.0}}}),
+        );
+    }
+    let record = RunRecord {
+        scenario: "demo".into(),
+        scenario_file: "demo.yaml".into(),
+        scenario_raw: serde_json::json!({}),
+        run_id: "r1".into(),
+        versions: evidence::versions(),
+        seed: 7,
+        real_time_factor: 1.0,
+        started_unix: 0.0,
+        timeline_started_unix: Some(1.0),
+        ended_unix: 60.0,
+        timeline_duration_s: 50.0,
+        result: RunResult {
+            exit_code: 1,
+            status: "failed".into(),
+            reasons: vec!["assertion goal_reached: ugv1 came no closer than 3.00 m to goal_east_gate".into()],
+            warnings: vec![],
+        },
+        timeline: vec![],
+        assertions: vec![],
+        network: Some(serde_json::json!({"periods": {"links": {"ugv1": {"periods": [
+            {"profile": "lte_rural", "cause": "configured", "from_s": null, "to_s": 8.0,
+             "measurement": {"latency_ms": 61.2, "replies": 70, "sent": 80}, "expected": {"latency_ms": 60.0},
+             "verdict": "passed"},
+            {"profile": "drop", "cause": "link_outage (link.drop)", "from_s": 8.0, "to_s": 38.0,
+             "measurement": {"latency_ms": null, "replies": 0, "sent": 290}, "expected": {"latency_ms": 0.0},
+             "verdict": "passed"}]}}}})),
+        processes: vec![],
+        recording: None,
+    };
+    let p = evidence::write_run_json(dir.path(), &record).unwrap();
+    let back: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap();
+    assert_eq!(back["result"]["exit_code"], 1);
+    assert_eq!(back["seed"], 7);
+    let input = PlotInput {
+        store: &store,
+        world: &world,
+        vehicles: vec![(
+            "ugv1".into(),
+            "/ugv1/odom".into(),
+            "/ugv1/link_state".into(),
+            "/fieldproof/truth/ugv1/pose".into(),
+        )],
+        goals: vec![("goal_east_gate".into(), (18.0, 0.0))],
+    };
+    let files = evidence::write_reports(dir.path(), &record, &input).unwrap();
+    let names: Vec<String> = files
+        .iter()
+        .map(|f| f.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(
+        names,
+        ["ugv1_speed_link.svg", "ugv1_latency.svg", "trajectory.svg", "report.md", "report.html"]
+    );
+    let md = std::fs::read_to_string(dir.path().join("report.md")).unwrap();
+    assert!(md.starts_with("# Scenario demo: FAILED"));
+    assert!(md.contains("came no closer than 3.00 m"));
+    assert!(md.contains("| ugv1 | drop | link_outage (link.drop) | 8.00 to 38.00 |"));
+    assert!(md.contains("![trajectory](plots/trajectory.svg)"));
+    let html = std::fs::read_to_string(dir.path().join("report.html")).unwrap();
+    assert_eq!(html.matches("<svg").count(), 3);
+}
