@@ -10,7 +10,8 @@
 //!
 //! Truth topics: [`sim::COLLISIONS_TOPIC`] (`std_msgs/msg/String`, a JSON
 //! [`sim::CollisionEvent`] per contact begin/end) and [`sim::truth_pose_topic`]
-//! (`geometry_msgs/msg/PoseStamped` in frame `world`, 50 Hz).
+//! (`geometry_msgs/msg/PoseStamped` in frame `world`, 50 Hz), [`sim::truth_twist_topic`]
+//! (`geometry_msgs/msg/TwistStamped`, world axes).
 
 pub mod description;
 pub mod math;

@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use fieldproof_msgs::geometry_msgs::{Pose, PoseStamped};
+use fieldproof_msgs::geometry_msgs::{Pose, PoseStamped, TwistStamped};
 use fieldproof_msgs::nav_msgs::Odometry;
 use fieldproof_msgs::rosgraph_msgs::Clock;
 use fieldproof_msgs::sensor_msgs::{
@@ -57,6 +57,8 @@ pub enum Msg {
     PoseArray(PoseArray),
     /// Truth pose.
     PoseStamped(PoseStamped),
+    /// Truth velocity.
+    TwistStamped(TwistStamped),
     /// robot_description, collision events (JSON).
     String(std_msgs::String),
 }
@@ -78,6 +80,7 @@ impl Msg {
             Msg::Bool(_) => std_msgs::Bool::TYPE_NAME,
             Msg::PoseArray(_) => PoseArray::TYPE_NAME,
             Msg::PoseStamped(_) => PoseStamped::TYPE_NAME,
+            Msg::TwistStamped(_) => TwistStamped::TYPE_NAME,
             Msg::String(_) => std_msgs::String::TYPE_NAME,
         }
     }

@@ -4,7 +4,7 @@
 
 use std::time::{Duration, Instant};
 
-use fieldproof_msgs::geometry_msgs::{PoseStamped, Twist};
+use fieldproof_msgs::geometry_msgs::{PoseStamped, Twist, TwistStamped};
 use fieldproof_msgs::nav_msgs::Odometry;
 use fieldproof_msgs::rosgraph_msgs::Clock;
 use fieldproof_msgs::sensor_msgs::{
@@ -113,6 +113,7 @@ enum AnyPub {
     Bool(Publisher<std_msgs::Bool>),
     PoseArray(Publisher<PoseArray>),
     PoseStamped(Publisher<PoseStamped>),
+    TwistStamped(Publisher<TwistStamped>),
     String(Publisher<std_msgs::String>),
 }
 
@@ -134,6 +135,7 @@ impl AnyPub {
             std_msgs::Bool::TYPE_NAME => AnyPub::Bool(node.publisher(n, q)?),
             PoseArray::TYPE_NAME => AnyPub::PoseArray(node.publisher(n, q)?),
             PoseStamped::TYPE_NAME => AnyPub::PoseStamped(node.publisher(n, q)?),
+            TwistStamped::TYPE_NAME => AnyPub::TwistStamped(node.publisher(n, q)?),
             _ => AnyPub::String(node.publisher(n, q)?),
         })
     }
@@ -153,6 +155,7 @@ impl AnyPub {
             (AnyPub::Bool(p), Msg::Bool(m)) => p.publish(m),
             (AnyPub::PoseArray(p), Msg::PoseArray(m)) => p.publish(m),
             (AnyPub::PoseStamped(p), Msg::PoseStamped(m)) => p.publish(m),
+            (AnyPub::TwistStamped(p), Msg::TwistStamped(m)) => p.publish(m),
             (AnyPub::String(p), Msg::String(m)) => p.publish(m),
             (_, m) => {
                 tracing::error!("internal: a {} for the wrong publisher", m.ros_type());

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
-use fieldproof_msgs::geometry_msgs::{PoseStamped, Twist};
+use fieldproof_msgs::geometry_msgs::{PoseStamped, Twist, TwistStamped, Vector3};
 use fieldproof_msgs::rosgraph_msgs::Clock;
 use fieldproof_msgs::std_msgs::{self, Header};
 use fieldproof_msgs::RosMessage;
@@ -34,6 +34,11 @@ pub const CONTACT_MARGIN_M: f64 = 0.01;
 /// The truth pose topic of a vehicle (`geometry_msgs/msg/PoseStamped`, frame `world`).
 pub fn truth_pose_topic(label: &str) -> String {
     format!("/fieldproof/truth/{label}/pose")
+}
+
+/// The truth velocity topic of a vehicle (`geometry_msgs/msg/TwistStamped`, world axes).
+pub fn truth_twist_topic(label: &str) -> String {
+    format!("/fieldproof/truth/{label}/twist")
 }
 
 /// Simulation settings.
@@ -126,7 +131,7 @@ pub struct Simulation {
     t_ns: i64,
     clock: Option<(usize, Schedule)>,
     collisions_topic: usize,
-    truth: Vec<usize>,
+    truth: Vec<(usize, usize)>,
     truth_schedule: Schedule,
     latched: Vec<(usize, Msg)>,
     odom_noise: Vec<NoiseSource>,
@@ -311,12 +316,17 @@ impl Simulation {
                 }),
             ));
         }
-        let t = self.topic(
+        let pose = self.topic(
             &truth_pose_topic(&s.label),
             PoseStamped::TYPE_NAME,
             Qos::default(),
         );
-        self.truth.push(t);
+        let twist = self.topic(
+            &truth_twist_topic(&s.label),
+            TwistStamped::TYPE_NAME,
+            Qos::default(),
+        );
+        self.truth.push((pose, twist));
         self.vehicles.push(v);
     }
 
@@ -720,15 +730,35 @@ impl Simulation {
             sink.publish(out.topic, msg);
         }
         if self.truth_schedule.due(t) {
-            for (v, topic) in self.vehicles.iter().zip(&self.truth) {
+            for (v, (pose, twist)) in self.vehicles.iter().zip(&self.truth) {
+                let header = Header {
+                    stamp: ros_time(t),
+                    frame_id: "world".into(),
+                };
                 sink.publish(
-                    *topic,
+                    *pose,
                     Msg::PoseStamped(PoseStamped {
-                        header: Header {
-                            stamp: ros_time(t),
-                            frame_id: "world".into(),
-                        },
+                        header: header.clone(),
                         pose: drive::ros_pose(&v.pose),
+                    }),
+                );
+                let (sn, cs) = v.pose.yaw.sin_cos();
+                sink.publish(
+                    *twist,
+                    Msg::TwistStamped(TwistStamped {
+                        header,
+                        twist: Twist {
+                            linear: Vector3 {
+                                x: cs * v.vel.vx - sn * v.vel.vy,
+                                y: sn * v.vel.vx + cs * v.vel.vy,
+                                z: v.vel.vz,
+                            },
+                            angular: Vector3 {
+                                x: 0.0,
+                                y: 0.0,
+                                z: v.vel.wz,
+                            },
+                        },
                     }),
                 );
             }

@@ -306,6 +306,7 @@ fn rates_of_every_output_in_one_second() {
     assert_eq!(count("/ugv1/tf_static"), 1);
     assert_eq!(count("/ugv1/robot_description"), 1);
     assert_eq!(count("/fieldproof/truth/ugv1/pose"), 51);
+    assert_eq!(count("/fieldproof/truth/ugv1/twist"), 51);
 }
 
 #[test]
