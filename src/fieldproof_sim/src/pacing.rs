@@ -3,6 +3,9 @@
 
 use std::time::{Duration, Instant};
 
+/// Simulation time the pacer may fall behind its target before it lets the backlog go.
+pub const MAX_LAG_NS: f64 = 100e6;
+
 /// Paces simulation time against the wall clock.
 #[derive(Debug, Clone)]
 pub struct Pacer {
@@ -79,7 +82,14 @@ impl Pacer {
         }
         let wall_ns = now.saturating_duration_since(self.anchor_wall).as_nanos() as f64;
         let target_sim = self.anchor_sim_ns as f64 + wall_ns * self.rtf;
-        let behind = target_sim - sim_ns as f64;
+        let mut behind = target_sim - sim_ns as f64;
+        if behind > MAX_LAG_NS {
+            // Too slow for this factor: let the backlog go (the achieved factor drops, as
+            // Gazebo's does) instead of bursting through it.
+            self.anchor_wall = now;
+            self.anchor_sim_ns = sim_ns + MAX_LAG_NS as i64;
+            behind = MAX_LAG_NS;
+        }
         if behind >= step_ns as f64 {
             ((behind / step_ns as f64) as u64)
                 .min(max)
@@ -115,6 +125,17 @@ mod tests {
         assert_eq!(wait, Duration::from_micros(500));
         let mut fast = Pacer::new(0.0, t0, 0);
         assert_eq!(fast.allowance(t0, 0, 1_000_000, 50).0, 50);
+    }
+
+    #[test]
+    fn a_backlog_is_dropped_not_burst_through() {
+        let t0 = Instant::now();
+        let mut p = Pacer::new(1.0, t0, 0);
+        // 5 s late: at most MAX_LAG_NS of steps, not 5000.
+        let (n, _) = p.allowance(t0 + Duration::from_secs(5), 0, 1_000_000, 100_000);
+        assert_eq!(n, 100);
+        let (n, _) = p.allowance(t0 + Duration::from_secs(5), 100_000_000, 1_000_000, 100_000);
+        assert_eq!(n, 0);
     }
 
     #[test]
