@@ -26,9 +26,12 @@ def ament_env(**extra) -> dict:
 class NodeProcess:
     """A node process: `fieldproof exec <pkg> <exe> --ros-args ...`, output kept for asserts."""
 
-    def __init__(self, pkg: str, exe: str, *ros_args: str, env: dict | None = None):
+    def __init__(self, pkg: str, exe: str, *ros_args: str, env: dict | None = None,
+                 cmd_args: list[str] | None = None):
         fieldproof = INSTALL / "fieldproof_tools/lib/fieldproof_tools/fieldproof"
-        self.cmd = [str(fieldproof), "exec", pkg, exe, "--ros-args", *ros_args]
+        self.cmd = [str(fieldproof), "exec", pkg, exe, *(cmd_args or [])]
+        if ros_args:
+            self.cmd += ["--ros-args", *ros_args]
         self.log = open(ROOT / "build" / f"test-{exe}-{os.getpid()}-{time.monotonic_ns()}.log", "w+")
         self.proc = subprocess.Popen(self.cmd, env=ament_env(**(env or {})), stdout=self.log,
                                      stderr=subprocess.STDOUT, text=True)

@@ -54,6 +54,39 @@ class Twist(IdlStruct, typename="geometry_msgs::msg::dds_::Twist_"):
 
 
 @dataclass
+class Point(IdlStruct, typename="geometry_msgs::msg::dds_::Point_"):
+    x: float64 = 0.0
+    y: float64 = 0.0
+    z: float64 = 0.0
+
+
+@dataclass
+class Pose(IdlStruct, typename="geometry_msgs::msg::dds_::Pose_"):
+    position: Point = field(default_factory=Point)
+    orientation: Quaternion = field(default_factory=Quaternion)
+
+
+@dataclass
+class PoseWithCovariance(IdlStruct, typename="geometry_msgs::msg::dds_::PoseWithCovariance_"):
+    pose: Pose = field(default_factory=Pose)
+    covariance: array[float64, 36] = field(default_factory=lambda: [0.0] * 36)
+
+
+@dataclass
+class TwistWithCovariance(IdlStruct, typename="geometry_msgs::msg::dds_::TwistWithCovariance_"):
+    twist: Twist = field(default_factory=Twist)
+    covariance: array[float64, 36] = field(default_factory=lambda: [0.0] * 36)
+
+
+@dataclass
+class Odometry(IdlStruct, typename="nav_msgs::msg::dds_::Odometry_"):
+    header: Header = field(default_factory=Header)
+    child_frame_id: str = ""
+    pose: PoseWithCovariance = field(default_factory=PoseWithCovariance)
+    twist: TwistWithCovariance = field(default_factory=TwistWithCovariance)
+
+
+@dataclass
 class Imu(IdlStruct, typename="sensor_msgs::msg::dds_::Imu_"):
     header: Header = field(default_factory=Header)
     orientation: Quaternion = field(default_factory=Quaternion)
