@@ -204,7 +204,17 @@ impl Simulation {
         let id = self.vehicles.len();
         let naming = Naming::new(&s.namespace, &s.frame_prefix);
         let m: Arc<Manifest> = s.manifest.clone();
-        let mut v = Vehicle::new(id, naming.clone(), m.clone(), s.pose);
+        let mut pose = s.pose;
+        if let Some((ci, pi)) = s.pad {
+            // On the pad of a carrier spawned earlier (Spawn::resolve_all checked it).
+            let c = &self.vehicles[ci];
+            let (_, pad) = vehicles::carrier::pad_poses(c).swap_remove(pi);
+            pose = Pose {
+                yaw: pose.yaw + c.pose.yaw,
+                ..pad
+            };
+        }
+        let mut v = Vehicle::new(id, naming.clone(), m.clone(), pose);
         v.set_payload(s.payload_kg);
         self.labels.push(s.label.clone());
         self.rsp.push(s.robot_state_publisher);
@@ -404,6 +414,7 @@ impl Simulation {
             return;
         }
         self.started = true;
+        self.settle_multirotors();
         for (t, m) in self.latched.drain(..) {
             sink.publish(t, m);
         }
@@ -529,6 +540,34 @@ impl Simulation {
             }
         }
         s
+    }
+
+    /// Puts every landed multirotor on the surface under it (the ground or a deck, which it
+    /// then rides), so its spawn height need not be exact.
+    fn settle_multirotors(&mut self) {
+        for id in 0..self.vehicles.len() {
+            if self.vehicles[id].kind() != VehicleKind::Multirotor || !self.vehicles[id].landed {
+                continue;
+            }
+            let (x, y) = (self.vehicles[id].pose.x, self.vehicles[id].pose.y);
+            let surface = self.surface_under(x, y);
+            let carrier_pose = surface.carrier.map(|c| self.vehicles[c].pose);
+            let v = &mut self.vehicles[id];
+            let lh = v
+                .manifest
+                .drive
+                .multirotor
+                .as_ref()
+                .map_or(0.0, |m| m.landed_height_m);
+            if v.pose.z <= surface.height + lh + 0.5 {
+                v.pose.z = surface.height + lh;
+                v.spawn.z = v.pose.z;
+                v.riding = surface
+                    .carrier
+                    .zip(carrier_pose)
+                    .map(|(c, cp)| (c, v.pose.relative_to(&cp)));
+            }
+        }
     }
 
     fn move_multirotors(&mut self, dt: f64, touching: &mut Vec<(usize, Other, f64)>) {

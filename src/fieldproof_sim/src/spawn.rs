@@ -5,7 +5,8 @@
 //! origin), `x`, `y`, `z`, `yaw_deg` (override or, without `spawn`, give the pose),
 //! `frame_prefix`, `without` (optional sensors to leave out; `camera+lidar` on the command
 //! line, a list in YAML), `robot_state_publisher` (default true: the sim publishes tf_static
-//! and robot_description as robot_state_publisher would), `payload_kg`.
+//! and robot_description as robot_state_publisher would), `payload_kg`, `pad` (a multirotor
+//! starts landed on a carrier's pad: `carrier/pad_0`, the carrier spawned earlier in the list).
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -54,6 +55,9 @@ pub struct SpawnSpec {
     /// Payload at spawn (default: the manifest's).
     #[serde(default)]
     pub payload_kg: Option<f64>,
+    /// Start landed on a carrier's pad: `<carrier ns>/<pad name>`.
+    #[serde(default)]
+    pub pad: Option<String>,
 }
 
 fn yes() -> bool {
@@ -155,6 +159,8 @@ pub struct Spawn {
     pub robot_state_publisher: bool,
     /// Payload.
     pub payload_kg: f64,
+    /// Start on this pad: (index of the carrier in the spawn list, pad index).
+    pub pad: Option<(usize, usize)>,
 }
 
 impl Spawn {
@@ -201,6 +207,7 @@ impl Spawn {
             pose,
             robot_state_publisher: spec.robot_state_publisher,
             payload_kg,
+            pad: None,
         })
     }
 
@@ -209,6 +216,16 @@ impl Spawn {
         let mut out: Vec<Spawn> = Vec::new();
         for (i, s) in specs.iter().enumerate() {
             let spawn = Self::resolve(s, i, world)?;
+            let mut spawn = spawn;
+            if let Some(pad) = &s.pad {
+                spawn.pad =
+                    Some(
+                        resolve_pad(&out, &spawn, pad).map_err(|message| SimError::Spawn {
+                            what: format!("vehicles[{i}]"),
+                            message: format!("pad: {message}"),
+                        })?,
+                    );
+            }
             if out.iter().any(|o| o.label == spawn.label) {
                 return Err(SimError::Spawn {
                     what: format!("vehicles[{i}]"),
@@ -219,6 +236,29 @@ impl Spawn {
         }
         Ok(out)
     }
+}
+
+fn resolve_pad(earlier: &[Spawn], spawn: &Spawn, pad: &str) -> Result<(usize, usize), String> {
+    if spawn.manifest.kind != fieldproof_robots::VehicleKind::Multirotor {
+        return Err("only a multirotor starts on a pad".into());
+    }
+    let Some((carrier, name)) = pad.split_once('/') else {
+        return Err(format!("{pad}: expected <carrier ns>/<pad name>"));
+    };
+    let Some(ci) = earlier.iter().position(|s| s.label == carrier) else {
+        return Err(format!("no carrier {carrier} spawned before this vehicle"));
+    };
+    let Some(deck) = &earlier[ci].manifest.drive.carrier else {
+        return Err(format!("{carrier} is not a carrier"));
+    };
+    let Some(pi) = deck.pads.iter().position(|p| p.name == name) else {
+        let names: Vec<&str> = deck.pads.iter().map(|p| p.name.as_str()).collect();
+        return Err(format!(
+            "{carrier} has no pad {name} (pads: {})",
+            names.join(", ")
+        ));
+    };
+    Ok((ci, pi))
 }
 
 /// Resolves `path` against `base` unless absolute.

@@ -692,3 +692,75 @@ fn without_robot_state_publisher_only_odom_to_base_link() {
         ("odom", "base_link")
     );
 }
+
+#[test]
+fn multirotors_start_on_the_carrier_pads_and_ride_it() {
+    let w = World::load(repo().join("worlds/open_field.yaml")).unwrap();
+    let specs: Vec<SpawnSpec> = [
+        "ns=carrier,manifest=CARRIER,spawn=spawn_carrier,yaw_deg=90".to_string(),
+        "ns=px4_0,manifest=QUAD,pad=carrier/pad_0".to_string(),
+        "ns=px4_1,manifest=QUAD,pad=carrier/pad_1".to_string(),
+        "ns=px4_2,manifest=QUAD,pad=carrier/pad_2".to_string(),
+    ]
+    .iter()
+    .map(|a| {
+        let a = a.replace(
+            "CARRIER",
+            &repo()
+                .join("robots/carrier_ref/robot.yaml")
+                .display()
+                .to_string(),
+        );
+        SpawnSpec::parse(
+            &a.replace(
+                "QUAD",
+                &repo()
+                    .join("robots/quad_ref/robot.yaml")
+                    .display()
+                    .to_string(),
+            ),
+        )
+        .unwrap()
+    })
+    .collect();
+    let spawns = Spawn::resolve_all(&specs, &w).unwrap();
+    let mut sim = Simulation::new(&w, &spawns, SimConfig::default());
+    let mut sink = NullSink::default();
+    sim.step(&mut sink);
+    // pad_0 is 1 m ahead of the carrier's centre; the carrier faces north.
+    let q = sim.truth_pose(1).unwrap();
+    assert!(
+        q.x.abs() < 1e-9 && (q.y - 1.0).abs() < 1e-9 && (q.z - 1.3).abs() < 1e-9,
+        "{q:?}"
+    );
+    sim.set_command(0, twist(1.0, 0.1));
+    sim.run_steps(5000, &mut sink);
+    let c = sim.truth_pose(0).unwrap();
+    for (i, pad) in [(1, [1.0, 0.0]), (2, [-0.2, 0.8]), (3, [-0.2, -0.8])] {
+        let q = sim.truth_pose(i).unwrap();
+        let rel = fieldproof_sim::math::Pose { z: q.z, ..q }
+            .relative_to(&fieldproof_sim::math::Pose { z: q.z, ..c });
+        assert!(
+            (rel.x - pad[0]).abs() < 1e-6 && (rel.y - pad[1]).abs() < 1e-6,
+            "quad {i} off its pad: {rel:?}"
+        );
+        assert!(sim.vehicles()[i].landed);
+    }
+    assert!(
+        sim.collision_events().is_empty(),
+        "{:?}",
+        sim.collision_events()
+    );
+    let bad = SpawnSpec::parse(&format!(
+        "ns=q,manifest={},pad=carrier/pad_9",
+        repo().join("robots/quad_ref/robot.yaml").display()
+    ))
+    .unwrap();
+    let e = Spawn::resolve_all(&[specs[0].clone(), bad], &w)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("pad: carrier has no pad pad_9 (pads: pad_0, pad_1, pad_2)"),
+        "{e}"
+    );
+}
