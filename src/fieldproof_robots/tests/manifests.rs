@@ -356,3 +356,41 @@ fn world_errors_name_the_field() {
         assert_eq!(err.reason(), want);
     }
 }
+
+#[test]
+fn description_tree_errors_name_the_frame() {
+    let path = repo().join("robots/ugv_ref/robot.yaml");
+    let base = std::fs::read_to_string(&path).unwrap();
+    let cases = [
+        (
+            "{ parent: base_link, child: lidar_link",
+            "{ parent: base_lnk, child: lidar_link",
+            "description.frames[3].parent: base_lnk is neither the base frame nor a frame listed before",
+        ),
+        (
+            "    - { parent: base_link, child: gps_link, xyz: [-0.15, 0.0, 0.30] }\n",
+            "",
+            "sensors[1].frame_id: frame gps_link is not in description.frames",
+        ),
+        (
+            "child: camera_optical_link, rpy",
+            "child: camera_optics, rpy",
+            "sensors[3].outputs[0].ros_frame_id: frame camera_optical_link is not in description.frames",
+        ),
+        (
+            "left_joints: [front_left_wheel_joint, rear_left_wheel_joint]",
+            "left_joints: [front_left_wheel_joint, rear_left_wheel]",
+            "drive.diff_drive.left_joints[1]: joint rear_left_wheel is not in description.joints",
+        ),
+        (
+            "xyz: [0.0, 0.0, 0.05] }",
+            "xyz: [0.0, 0.0, 0.05], sensor: imu }",
+            "description.frames[1].sensor: sensor imu is not optional (only optional sensors' frames are tagged)",
+        ),
+    ];
+    for (from, to, want) in cases {
+        assert!(base.contains(from), "{from}");
+        let err = Manifest::from_yaml(&path, &base.replacen(from, to, 1)).unwrap_err();
+        assert_eq!(err.reason(), want);
+    }
+}
