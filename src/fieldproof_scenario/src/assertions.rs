@@ -145,7 +145,11 @@ pub fn evaluate_one(a: &Assertion, ev: &Evidence) -> Outcome {
         out.reason = Some(format!(
             "assertion {}: entry {n} never {}",
             a.name,
-            if a.window.from_end { "ended" } else { "started" }
+            if a.window.from_end {
+                "ended"
+            } else {
+                "started"
+            }
         ));
         return out;
     };
@@ -353,12 +357,19 @@ pub fn evaluate_one(a: &Assertion, ev: &Evidence) -> Outcome {
             match change {
                 _ if values.len() < 2 => fail(
                     &mut out,
-                    format!("{} samples of {topic} between {lo:.2} s and {hi:.2} s, needs 2", values.len()),
+                    format!(
+                        "{} samples of {topic} between {lo:.2} s and {hi:.2} s, needs 2",
+                        values.len()
+                    ),
                 ),
                 None => out.passed = true,
                 Some((t, v)) => fail(
                     &mut out,
-                    format!("{topic} {} changed to {} at {t:.2} s", fields.join(", "), Json::from(v.clone())),
+                    format!(
+                        "{topic} {} changed to {} at {t:.2} s",
+                        fields.join(", "),
+                        Json::from(v.clone())
+                    ),
                 ),
             }
         }
@@ -434,11 +445,23 @@ mod tests {
         // link_state false from 14 s to 42 s.
         for i in 0..600 {
             let t = i as f64 * 0.1;
-            s.push("/ugv1/link_state", t, json!({"data": !(14.0..42.0).contains(&t)}));
+            s.push(
+                "/ugv1/link_state",
+                t,
+                json!({"data": !(14.0..42.0).contains(&t)}),
+            );
             let v = if (16.0..42.0).contains(&t) { 0.01 } else { 0.8 };
-            s.push("/ugv1/odom", t, json!({"twist": {"twist": {"linear": {"x": -v}}}}));
+            s.push(
+                "/ugv1/odom",
+                t,
+                json!({"twist": {"twist": {"linear": {"x": -v}}}}),
+            );
             let x = t * 0.5;
-            s.push("/fieldproof/truth/ugv1/pose", t, json!({"pose": {"position": {"x": x, "y": 0.0}}}));
+            s.push(
+                "/fieldproof/truth/ugv1/pose",
+                t,
+                json!({"pose": {"position": {"x": x, "y": 0.0}}}),
+            );
         }
         s
     }
@@ -453,7 +476,10 @@ mod tests {
     }
 
     fn eval(check: Check, w: Window, s: &Store, tl: &Timeline) -> Outcome {
-        let truth = vec![("ugv1".to_string(), "/fieldproof/truth/ugv1/pose".to_string())];
+        let truth = vec![(
+            "ugv1".to_string(),
+            "/fieldproof/truth/ugv1/pose".to_string(),
+        )];
         let ev = Evidence {
             store: s,
             timeline: tl,
@@ -461,15 +487,31 @@ mod tests {
             links: None,
             truth_topics: &truth,
         };
-        evaluate_one(&Assertion { name: "a".into(), check, window: w }, &ev)
+        evaluate_one(
+            &Assertion {
+                name: "a".into(),
+                check,
+                window: w,
+            },
+            &ev,
+        )
     }
 
     #[test]
     fn eventually_and_always_in_windows_relative_to_an_entry() {
         let (s, tl) = (store(), timeline_drop_at_10_for_30());
-        let lost = cond("/ugv1/link_state", "data", Op::Eq, Value::Bool(false), false);
+        let lost = cond(
+            "/ugv1/link_state",
+            "data",
+            Op::Eq,
+            Value::Bool(false),
+            false,
+        );
         let o = eval(
-            Check::TopicValue { condition: lost.clone(), mode: Mode::Eventually },
+            Check::TopicValue {
+                condition: lost.clone(),
+                mode: Mode::Eventually,
+            },
             window(true, false, 0.0, Some(15.0)),
             &s,
             &tl,
@@ -478,7 +520,10 @@ mod tests {
         assert_eq!(o.window_s, Some([10.0, 25.0]));
         // Too short a window: fails and says why.
         let o = eval(
-            Check::TopicValue { condition: lost, mode: Mode::Eventually },
+            Check::TopicValue {
+                condition: lost,
+                mode: Mode::Eventually,
+            },
             window(true, false, 0.0, Some(3.0)),
             &s,
             &tl,
@@ -486,9 +531,18 @@ mod tests {
         assert!(!o.passed);
         assert!(o.reason.unwrap().contains("never true"));
         // |speed| < 0.05 from 13 s after the drop to just before the restore.
-        let slow = cond("/ugv1/odom", "twist.twist.linear.x", Op::Lt, Value::Number(0.05), true);
+        let slow = cond(
+            "/ugv1/odom",
+            "twist.twist.linear.x",
+            Op::Lt,
+            Value::Number(0.05),
+            true,
+        );
         let o = eval(
-            Check::TopicValue { condition: slow.clone(), mode: Mode::Always },
+            Check::TopicValue {
+                condition: slow.clone(),
+                mode: Mode::Always,
+            },
             window(true, false, 13.0, Some(29.5)),
             &s,
             &tl,
@@ -496,18 +550,27 @@ mod tests {
         assert!(o.passed, "{o:?}");
         // From 5 s after the drop it was still moving: fails naming the sample.
         let o = eval(
-            Check::TopicValue { condition: slow, mode: Mode::Always },
+            Check::TopicValue {
+                condition: slow,
+                mode: Mode::Always,
+            },
             window(true, false, 5.0, Some(29.5)),
             &s,
             &tl,
         );
         assert!(!o.passed);
-        assert!(o.reason.as_ref().unwrap().contains("not always true"), "{o:?}");
+        assert!(
+            o.reason.as_ref().unwrap().contains("not always true"),
+            "{o:?}"
+        );
         assert_eq!(o.observed["first_miss"]["value"], json!(-0.8));
         // link_state true within 25 s of the restore (the entry's end).
         let back = cond("/ugv1/link_state", "data", Op::Eq, Value::Bool(true), false);
         let o = eval(
-            Check::TopicValue { condition: back, mode: Mode::Eventually },
+            Check::TopicValue {
+                condition: back,
+                mode: Mode::Eventually,
+            },
             window(true, true, 0.0, Some(25.0)),
             &s,
             &tl,
@@ -520,7 +583,15 @@ mod tests {
     fn no_samples_fail() {
         let (s, tl) = (store(), timeline_drop_at_10_for_30());
         let c = cond("/ugv1/none", "data", Op::Eq, Value::Bool(true), false);
-        let o = eval(Check::TopicValue { condition: c, mode: Mode::Always }, window(false, false, 0.0, None), &s, &tl);
+        let o = eval(
+            Check::TopicValue {
+                condition: c,
+                mode: Mode::Always,
+            },
+            window(false, false, 0.0, None),
+            &s,
+            &tl,
+        );
         assert!(!o.passed);
         assert!(o.reason.unwrap().contains("no sample of /ugv1/none"));
     }
@@ -531,7 +602,10 @@ mod tests {
         let goal = |x| Check::Reached {
             vehicle: "ugv1".into(),
             goal: Some("g".into()),
-            pose: PoseSpec { xyz: [x, 0.0, 0.0], yaw_deg: 0.0 },
+            pose: PoseSpec {
+                xyz: [x, 0.0, 0.0],
+                yaw_deg: 0.0,
+            },
             radius_m: 1.0,
         };
         let o = eval(goal(18.0), window(false, false, 0.0, None), &s, &tl);
@@ -540,7 +614,9 @@ mod tests {
         assert!(!o.passed);
         assert!(o.reason.unwrap().contains("no closer than"));
 
-        let nc = Check::NoCollision { vehicle: Some("ugv1".into()) };
+        let nc = Check::NoCollision {
+            vehicle: Some("ugv1".into()),
+        };
         assert!(eval(nc.clone(), window(false, false, 0.0, None), &s, &tl).passed);
         s.push(
             crate::model::COLLISIONS_TOPIC,
@@ -552,8 +628,30 @@ mod tests {
         assert!(o.reason.unwrap().contains("pillar_a"));
 
         let w = window(false, false, 0.0, Some(50.0));
-        assert!(eval(Check::MinRate { topic: "/ugv1/odom".into(), hz: 9.0 }, w.clone(), &s, &tl).passed);
-        assert!(!eval(Check::MaxRate { topic: "/ugv1/odom".into(), hz: 5.0 }, w, &s, &tl).passed);
+        assert!(
+            eval(
+                Check::MinRate {
+                    topic: "/ugv1/odom".into(),
+                    hz: 9.0
+                },
+                w.clone(),
+                &s,
+                &tl
+            )
+            .passed
+        );
+        assert!(
+            !eval(
+                Check::MaxRate {
+                    topic: "/ugv1/odom".into(),
+                    hz: 5.0
+                },
+                w,
+                &s,
+                &tl
+            )
+            .passed
+        );
     }
 
     #[test]
@@ -568,8 +666,19 @@ mod tests {
             duration_s: None,
         }]);
         let c = cond("/ugv1/link_state", "data", Op::Eq, Value::Bool(true), false);
-        let o = eval(Check::TopicValue { condition: c, mode: Mode::Eventually }, window(true, false, 0.0, None), &s, &tl);
+        let o = eval(
+            Check::TopicValue {
+                condition: c,
+                mode: Mode::Eventually,
+            },
+            window(true, false, 0.0, None),
+            &s,
+            &tl,
+        );
         assert!(!o.passed);
-        assert!(o.reason.unwrap().contains("entry link_outage never started"));
+        assert!(o
+            .reason
+            .unwrap()
+            .contains("entry link_outage never started"));
     }
 }

@@ -113,7 +113,9 @@ mod tests {
     fn deserializes_numbers_and_strings() {
         let v: Vec<Secs> = serde_yaml::from_str("[5s, 1.5, 3, 100ms]").unwrap();
         assert_eq!(v, vec![Secs(5.0), Secs(1.5), Secs(3.0), Secs(0.1)]);
-        let e = serde_yaml::from_str::<Secs>("five").unwrap_err().to_string();
+        let e = serde_yaml::from_str::<Secs>("five")
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("\"five\" is not a duration"), "{e}");
         assert!(serde_yaml::from_str::<Secs>("-2").is_err());
     }

@@ -9,5 +9,7 @@ pub mod assertions;
 pub mod duration;
 pub mod evidence;
 pub mod model;
+pub mod plan;
+pub mod run;
 pub mod store;
 pub mod timeline;

@@ -943,10 +943,7 @@ pub fn validate(file: &Path, raw: RawScenario) -> Result<Scenario, ScenarioError
             ));
         }
         if !names.insert(v.name.clone()) {
-            return Err(ctx.err(
-                format!("{p}.name"),
-                format!("\"{}\" is used twice", v.name),
-            ));
+            return Err(ctx.err(format!("{p}.name"), format!("\"{}\" is used twice", v.name)));
         }
         let namespace = v.namespace.clone().unwrap_or_else(|| v.name.clone());
         let ns = namespace.trim_matches('/').to_string();
@@ -963,11 +960,10 @@ pub fn validate(file: &Path, raw: RawScenario) -> Result<Scenario, ScenarioError
             ));
         }
         let manifest_path = rel(&v.manifest);
-        let manifest =
-            Manifest::load(&manifest_path).map_err(|e| ScenarioError::Robots {
-                path: format!("{p}.manifest"),
-                source: e,
-            })?;
+        let manifest = Manifest::load(&manifest_path).map_err(|e| ScenarioError::Robots {
+            path: format!("{p}.manifest"),
+            source: e,
+        })?;
         let pose = match (&v.spawn, &v.pose) {
             (Some(_), Some(_)) => {
                 return Err(ctx.err(format!("{p}.pose"), "give spawn or pose, not both"))
@@ -1042,7 +1038,10 @@ pub fn validate(file: &Path, raw: RawScenario) -> Result<Scenario, ScenarioError
     // Timeline.
     let mut entry_names: BTreeMap<String, usize> = BTreeMap::new();
     for (i, e) in raw.timeline.iter().enumerate() {
-        let name = e.name.clone().unwrap_or_else(|| format!("{}#{i}", e.action));
+        let name = e
+            .name
+            .clone()
+            .unwrap_or_else(|| format!("{}#{i}", e.action));
         if e.name.is_some() && !is_name(&name) {
             return Err(ctx.err(
                 format!("timeline[{i}].name"),
@@ -1074,7 +1073,15 @@ pub fn validate(file: &Path, raw: RawScenario) -> Result<Scenario, ScenarioError
     let mut assertions = Vec::new();
     let mut anames = BTreeSet::new();
     for (i, a) in raw.assertions.iter().enumerate() {
-        let asr = assertion(&ctx, i, a, &entry_names, &vehicles, &world, network.is_some())?;
+        let asr = assertion(
+            &ctx,
+            i,
+            a,
+            &entry_names,
+            &vehicles,
+            &world,
+            network.is_some(),
+        )?;
         if !anames.insert(asr.name.clone()) {
             return Err(ctx.err(
                 format!("assertions[{i}].name"),
@@ -1191,7 +1198,10 @@ pub fn known_types(vehicles: &[Vehicle], network: bool) -> BTreeMap<String, Stri
                 "std_msgs/msg/Header".into(),
             );
         }
-        m.insert(truth_topic(&label(v)), "geometry_msgs/msg/PoseStamped".into());
+        m.insert(
+            truth_topic(&label(v)),
+            "geometry_msgs/msg/PoseStamped".into(),
+        );
     }
     m.insert(COLLISIONS_TOPIC.into(), "std_msgs/msg/String".into());
     m.insert("/clock".into(), "rosgraph_msgs/msg/Clock".into());
@@ -1465,20 +1475,12 @@ fn entry(
             }
         },
         None if vehicles.len() == 1 => Some(&vehicles[0]),
-        None => {
-            return Err(ctx.err(
-                f("vehicle"),
-                "missing (the scenario has several vehicles)",
-            ))
-        }
+        None => return Err(ctx.err(f("vehicle"), "missing (the scenario has several vehicles)")),
     };
     let veh = vehicle.expect("resolved");
     let duration_s = e.duration_s.map(Secs::get);
     if a.starts_with("link.") && network.is_none() {
-        return Err(ctx.err(
-            f("action"),
-            format!("\"{a}\" needs a network section"),
-        ));
+        return Err(ctx.err(f("action"), format!("\"{a}\" needs a network section")));
     }
     let need = |k: &str| ctx.err(f(k), format!("missing (required by {a})"));
     let injector = |serves: &dyn Fn(&fieldproof_bridge::gen::Serves) -> bool,
@@ -1701,9 +1703,7 @@ fn entry(
                     check_pose(ctx, &f("pose"), p)?;
                     (None, *p)
                 }
-                (Some(_), Some(_)) => {
-                    return Err(ctx.err(f("pose"), "give goal or pose, not both"))
-                }
+                (Some(_), Some(_)) => return Err(ctx.err(f("pose"), "give goal or pose, not both")),
                 (None, None) => return Err(need("goal")),
             };
             Action::NavigateTo { goal, pose }
@@ -1835,9 +1835,7 @@ fn assertion(
     let from_end = match a.from.as_deref() {
         None | Some("start") => false,
         Some("end") => true,
-        Some(o) => {
-            return Err(ctx.err(f("from"), format!("\"{o}\" is not one of start, end")))
-        }
+        Some(o) => return Err(ctx.err(f("from"), format!("\"{o}\" is not one of start, end"))),
     };
     if a.from.is_some() && entry.is_none() {
         return Err(ctx.err(f("from"), "needs an entry"));
@@ -1846,10 +1844,7 @@ fn assertion(
     let within_s = a.within_s.map(Secs::get);
     if let Some(w) = within_s {
         if w < after_s {
-            return Err(ctx.err(
-                f("within_s"),
-                format!("{w} is before after_s ({after_s})"),
-            ));
+            return Err(ctx.err(f("within_s"), format!("{w} is before after_s ({after_s})")));
         }
     }
     let vehicle = |required: bool| -> Result<Option<String>, ScenarioError> {
@@ -1918,9 +1913,7 @@ fn assertion(
                     }
                 },
                 (None, Some(p)) => (None, *p),
-                (Some(_), Some(_)) => {
-                    return Err(ctx.err(f("pose"), "give goal or pose, not both"))
-                }
+                (Some(_), Some(_)) => return Err(ctx.err(f("pose"), "give goal or pose, not both")),
                 (None, None) => return Err(need("goal")),
             };
             let radius_m = a.radius_m.unwrap_or(1.0);

@@ -24,11 +24,7 @@ pub fn parse_field(path: &str) -> Option<Vec<Step>> {
             Some(i) => (&part[..i], &part[i..]),
             None => (part, ""),
         };
-        if key.is_empty()
-            || !key
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || c == '_')
-        {
+        if key.is_empty() || !key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
             return None;
         }
         steps.push(Step::Key(key.to_string()));
@@ -80,7 +76,10 @@ impl Store {
     /// Adds a sample of `topic` at `t` (seconds from the timeline's start; negative during
     /// the bring-up).
     pub fn push(&mut self, topic: &str, t: f64, msg: Json) {
-        self.series.entry(topic.to_string()).or_default().push((t, msg));
+        self.series
+            .entry(topic.to_string())
+            .or_default()
+            .push((t, msg));
     }
 
     /// Every sample of `topic`.
@@ -129,7 +128,8 @@ mod tests {
         for bad in ["", "a..b", "a[", "a[x]", ".a", "a]b", "a-b"] {
             assert_eq!(parse_field(bad), None, "{bad}");
         }
-        let m = json!({"twist": {"twist": {"linear": {"x": 0.5}}}, "ranges": [1.0, 2.5], "data": true});
+        let m =
+            json!({"twist": {"twist": {"linear": {"x": 0.5}}}, "ranges": [1.0, 2.5], "data": true});
         assert_eq!(lookup(&m, "twist.twist.linear.x"), Some(&json!(0.5)));
         assert_eq!(lookup(&m, "ranges[1]"), Some(&json!(2.5)));
         assert_eq!(lookup(&m, "ranges[7]"), None);

@@ -189,7 +189,10 @@ impl Timeline {
             }
             _ => true,
         };
-        match e.duration_s.filter(|d| *d > 0.0 && e.action_name != "battery.drain") {
+        match e
+            .duration_s
+            .filter(|d| *d > 0.0 && e.action_name != "battery.drain")
+        {
             Some(d) => st.pending_ends.push((t + d, k)),
             None => st.firings[k].ended_s = Some(t),
         }
@@ -208,7 +211,10 @@ impl Timeline {
     pub fn record(&mut self, i: usize, end: bool, result: Result<String, String>) {
         let st = &mut self.states[i];
         let f = if end {
-            st.firings.iter_mut().rev().find(|f| f.ended_s.is_some() && f.end_outcome.is_none() && f.outcome.is_some())
+            st.firings
+                .iter_mut()
+                .rev()
+                .find(|f| f.ended_s.is_some() && f.end_outcome.is_none() && f.outcome.is_some())
         } else {
             st.firings.last_mut()
         };
@@ -264,12 +270,23 @@ mod tests {
     fn at_with_duration_starts_and_ends_then_after_follows() {
         let mut tl = Timeline::new(vec![
             entry("drop", Trigger::At(5.0), Some(30.0)),
-            entry("next", Trigger::After { entry: 0, delay_s: 2.0 }, None),
+            entry(
+                "next",
+                Trigger::After {
+                    entry: 0,
+                    delay_s: 2.0,
+                },
+                None,
+            ),
         ]);
         let ev = run(&mut tl, 40.0, &|_| false);
         assert_eq!(
             ev,
-            vec![(5.0, Event::Start(0)), (35.0, Event::End(0)), (37.0, Event::Start(1))]
+            vec![
+                (5.0, Event::Start(0)),
+                (35.0, Event::End(0)),
+                (37.0, Event::Start(1))
+            ]
         );
         assert!((tl.started_s(0).unwrap() - 5.0).abs() < 1e-6);
         assert!((tl.ended_s(0).unwrap() - 35.0).abs() < 1e-6);
@@ -280,8 +297,22 @@ mod tests {
     fn after_with_zero_delay_fires_in_the_same_poll() {
         let mut tl = Timeline::new(vec![
             entry("a", Trigger::At(1.0), None),
-            entry("b", Trigger::After { entry: 0, delay_s: 0.0 }, None),
-            entry("c", Trigger::After { entry: 1, delay_s: 0.0 }, None),
+            entry(
+                "b",
+                Trigger::After {
+                    entry: 0,
+                    delay_s: 0.0,
+                },
+                None,
+            ),
+            entry(
+                "c",
+                Trigger::After {
+                    entry: 1,
+                    delay_s: 0.0,
+                },
+                None,
+            ),
         ]);
         assert!(tl.poll(0.5, &|_| false).is_empty());
         assert_eq!(
@@ -296,21 +327,43 @@ mod tests {
         let mut tl = Timeline::new(vec![
             entry(
                 "tick",
-                Trigger::Every { period_s: 10.0, start_s: 5.0, until_s: None, count: Some(3) },
+                Trigger::Every {
+                    period_s: 10.0,
+                    start_s: 5.0,
+                    until_s: None,
+                    count: Some(3),
+                },
                 None,
             ),
             entry(
                 "tock",
-                Trigger::Every { period_s: 4.0, start_s: 0.0, until_s: Some(9.0), count: None },
+                Trigger::Every {
+                    period_s: 4.0,
+                    start_s: 0.0,
+                    until_s: Some(9.0),
+                    count: None,
+                },
                 Some(1.0),
             ),
         ]);
         let ev = run(&mut tl, 60.0, &|_| false);
-        let starts0: Vec<f64> = ev.iter().filter(|e| e.1 == Event::Start(0)).map(|e| e.0).collect();
+        let starts0: Vec<f64> = ev
+            .iter()
+            .filter(|e| e.1 == Event::Start(0))
+            .map(|e| e.0)
+            .collect();
         assert_eq!(starts0, vec![5.0, 15.0, 25.0]);
-        let starts1: Vec<f64> = ev.iter().filter(|e| e.1 == Event::Start(1)).map(|e| e.0).collect();
+        let starts1: Vec<f64> = ev
+            .iter()
+            .filter(|e| e.1 == Event::Start(1))
+            .map(|e| e.0)
+            .collect();
         assert_eq!(starts1, vec![0.0, 4.0, 8.0]);
-        let ends1: Vec<f64> = ev.iter().filter(|e| e.1 == Event::End(1)).map(|e| e.0).collect();
+        let ends1: Vec<f64> = ev
+            .iter()
+            .filter(|e| e.1 == Event::End(1))
+            .map(|e| e.0)
+            .collect();
         assert_eq!(ends1, vec![1.0, 5.0, 9.0]);
         assert!((tl.states()[1].ended_s.unwrap() - 9.0).abs() < 1e-6);
         assert!((tl.states()[0].ended_s.unwrap() - 25.0).abs() < 1e-6);

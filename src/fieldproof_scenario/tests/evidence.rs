@@ -45,8 +45,16 @@ fn write_sample(dir: &Path) -> PathBuf {
         "geometry_msgs/msg/Twist",
         1_300_000_000,
         &cdr::to_bytes(&Twist {
-            linear: Vector3 { x: 0.5, y: 0.0, z: 0.0 },
-            angular: Vector3 { x: 0.0, y: 0.0, z: -0.25 },
+            linear: Vector3 {
+                x: 0.5,
+                y: 0.0,
+                z: 0.0,
+            },
+            angular: Vector3 {
+                x: 0.0,
+                y: 0.0,
+                z: -0.25,
+            },
         })
         .unwrap(),
     )
@@ -55,12 +63,18 @@ fn write_sample(dir: &Path) -> PathBuf {
         "/fieldproof/network",
         "std_msgs/msg/String",
         1_400_000_000,
-        &cdr::to_bytes(&std_msgs::String { data: "{\"link\":\"ugv1\"}".into() }).unwrap(),
+        &cdr::to_bytes(&std_msgs::String {
+            data: "{\"link\":\"ugv1\"}".into(),
+        })
+        .unwrap(),
     )
     .unwrap();
     let s = rec.finish().unwrap();
     assert_eq!(s.message_count, 8);
-    assert_eq!(s.topics["/ugv1/odom"], ("nav_msgs/msg/Odometry".to_string(), 5));
+    assert_eq!(
+        s.topics["/ugv1/odom"],
+        ("nav_msgs/msg/Odometry".to_string(), 5)
+    );
     assert_eq!(s.duration_ns, 400_000_000);
     path
 }
@@ -127,7 +141,10 @@ with Reader(Path(sys.argv[1])) as r:
         .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let text = String::from_utf8(o.stdout).unwrap();
-    assert_eq!(text.trim(), "8 ('/fieldproof/network', 'std_msgs/msg/String')");
+    assert_eq!(
+        text.trim(),
+        "8 ('/fieldproof/network', 'std_msgs/msg/String')"
+    );
 }
 
 #[test]
@@ -140,8 +157,16 @@ fn run_json_and_reports() {
     let mut store = Store::new();
     for i in 0..100 {
         let t = i as f64 * 0.5;
-        store.push("/ugv1/odom", t, serde_json::json!({"twist": {"twist": {"linear": {"x": 0.6}}}}));
-        store.push("/ugv1/link_state", t, serde_json::json!({"data": !(10.0..30.0).contains(&t)}));
+        store.push(
+            "/ugv1/odom",
+            t,
+            serde_json::json!({"twist": {"twist": {"linear": {"x": 0.6}}}}),
+        );
+        store.push(
+            "/ugv1/link_state",
+            t,
+            serde_json::json!({"data": !(10.0..30.0).contains(&t)}),
+        );
         store.push(
             "/fieldproof/truth/ugv1/pose",
             t,
@@ -163,23 +188,28 @@ fn run_json_and_reports() {
         result: RunResult {
             exit_code: 1,
             status: "failed".into(),
-            reasons: vec!["assertion goal_reached: ugv1 came no closer than 3.00 m to goal_east_gate".into()],
+            reasons: vec![
+                "assertion goal_reached: ugv1 came no closer than 3.00 m to goal_east_gate".into(),
+            ],
             warnings: vec![],
         },
         timeline: vec![],
         assertions: vec![],
-        network: Some(serde_json::json!({"periods": {"links": {"ugv1": {"periods": [
+        network: Some(
+            serde_json::json!({"periods": {"links": {"ugv1": {"periods": [
             {"profile": "lte_rural", "cause": "configured", "from_s": null, "to_s": 8.0,
              "measurement": {"latency_ms": 61.2, "replies": 70, "sent": 80}, "expected": {"latency_ms": 60.0},
              "verdict": "passed"},
             {"profile": "drop", "cause": "link_outage (link.drop)", "from_s": 8.0, "to_s": 38.0,
              "measurement": {"latency_ms": null, "replies": 0, "sent": 290}, "expected": {"latency_ms": 0.0},
-             "verdict": "passed"}]}}}})),
+             "verdict": "passed"}]}}}}),
+        ),
         processes: vec![],
         recording: None,
     };
     let p = evidence::write_run_json(dir.path(), &record).unwrap();
-    let back: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap();
+    let back: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap();
     assert_eq!(back["result"]["exit_code"], 1);
     assert_eq!(back["seed"], 7);
     let input = PlotInput {
@@ -200,7 +230,13 @@ fn run_json_and_reports() {
         .collect();
     assert_eq!(
         names,
-        ["ugv1_speed_link.svg", "ugv1_latency.svg", "trajectory.svg", "report.md", "report.html"]
+        [
+            "ugv1_speed_link.svg",
+            "ugv1_latency.svg",
+            "trajectory.svg",
+            "report.md",
+            "report.html"
+        ]
     );
     let md = std::fs::read_to_string(dir.path().join("report.md")).unwrap();
     assert!(md.starts_with("# Scenario demo: FAILED"));

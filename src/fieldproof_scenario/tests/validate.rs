@@ -63,15 +63,31 @@ fn the_example_is_the_issues_scenario() {
     let names: Vec<&str> = s.assertions.iter().map(|a| a.name.as_str()).collect();
     assert_eq!(
         names,
-        ["link_lost", "stopped", "cmd_vel_zero", "link_back", "goal_reached", "no_collision", "links_ok"]
+        [
+            "link_lost",
+            "stopped",
+            "cmd_vel_zero",
+            "link_back",
+            "goal_reached",
+            "no_collision",
+            "links_ok"
+        ]
     );
     let stopped = &s.assertions[1];
-    assert!(matches!(&stopped.check, Check::TopicValue { mode: Mode::Always, condition } if condition.abs));
-    assert_eq!((stopped.window.after_s, stopped.window.within_s), (13.0, Some(29.5)));
+    assert!(
+        matches!(&stopped.check, Check::TopicValue { mode: Mode::Always, condition } if condition.abs)
+    );
+    assert_eq!(
+        (stopped.window.after_s, stopped.window.within_s),
+        (13.0, Some(29.5))
+    );
     assert!(s.assertions[3].window.from_end);
     assert_eq!(s.recorded_topics["/ugv1/odom"], "nav_msgs/msg/Odometry");
     assert_eq!(s.recorded_topics["/ugv1/link_state"], "std_msgs/msg/Bool");
-    assert_eq!(s.recorded_topics["/fieldproof/network"], "std_msgs/msg/String");
+    assert_eq!(
+        s.recorded_topics["/fieldproof/network"],
+        "std_msgs/msg/String"
+    );
 }
 
 #[test]
@@ -88,14 +104,26 @@ fn fault_events_find_their_injector_in_the_bundle() {
             other => panic!("{other:?}"),
         })
         .collect();
-    let bundle_nodes: Vec<&str> = s.vehicles[0].bundle.nodes.iter().map(|n| n.name.as_str()).collect();
+    let bundle_nodes: Vec<&str> = s.vehicles[0]
+        .bundle
+        .nodes
+        .iter()
+        .map(|n| n.name.as_str())
+        .collect();
     for n in &nodes {
-        assert!(bundle_nodes.contains(&n.as_str()), "{n} not in {bundle_nodes:?}");
+        assert!(
+            bundle_nodes.contains(&n.as_str()),
+            "{n} not in {bundle_nodes:?}"
+        );
     }
     // A timed dropout clears itself; an untimed bias does not.
-    let Action::Fault { fault, .. } = &s.timeline[0].action else { unreachable!() };
+    let Action::Fault { fault, .. } = &s.timeline[0].action else {
+        unreachable!()
+    };
     assert_eq!(fault.clear.len(), 1);
-    let Action::Fault { fault, .. } = &s.timeline[1].action else { unreachable!() };
+    let Action::Fault { fault, .. } = &s.timeline[1].action else {
+        unreachable!()
+    };
     assert!(fault.clear.is_empty());
 }
 
@@ -199,10 +227,16 @@ fn bad_fields_name_their_path_and_value() {
 fn bad_vehicles_and_network() {
     let e = load_text("name: t\nworld: ../../worlds/depot.yaml\nvehicles:\n  - { name: ugv1, manifest: ../../robots/ugv_nav2/robot.yaml, spawn: nowhere }\n").unwrap_err();
     assert_eq!(e.path(), "vehicles[0].spawn");
-    assert!(e.to_string().contains("\"nowhere\" is not a frame of world depot"));
+    assert!(e
+        .to_string()
+        .contains("\"nowhere\" is not a frame of world depot"));
     let e = load_text("name: t\nworld: ../../worlds/depot.yaml\nvehicles:\n  - { name: ugv1, manifest: ../../robots/none/robot.yaml, spawn: spawn_dock }\n").unwrap_err();
     assert_eq!(e.path(), "vehicles[0].manifest");
-    let e = load_text(&BASE.replace("profile: lte_rural }", "profile: lte_rural, links: { ugv9: wifi_good } }")).unwrap_err();
+    let e = load_text(&BASE.replace(
+        "profile: lte_rural }",
+        "profile: lte_rural, links: { ugv9: wifi_good } }",
+    ))
+    .unwrap_err();
     assert_eq!(e.path(), "network.links.ugv9");
     let e = load_text(&BASE.replace(
         "profile: lte_rural }",
@@ -213,6 +247,7 @@ fn bad_vehicles_and_network() {
     let e = load_text("name: t\nworld: ../../worlds/depot.yaml\nvehicles:\n  - { name: ugv1, manifest: ../../robots/ugv_nav2/robot.yaml, spawn: spawn_dock }\ntimeline:\n  - { at: 1s, action: link.drop }\n").unwrap_err();
     assert_eq!(e.path(), "timeline[0].action");
     assert!(e.to_string().contains("needs a network section"));
-    let e = load_text("name: Bad Name\nworld: ../../worlds/depot.yaml\nvehicles: []\n").unwrap_err();
+    let e =
+        load_text("name: Bad Name\nworld: ../../worlds/depot.yaml\nvehicles: []\n").unwrap_err();
     assert_eq!(e.path(), "name");
 }

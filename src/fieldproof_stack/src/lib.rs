@@ -201,7 +201,15 @@ mod tests {
         let st = Settings::default();
         let c = step(&st, Pose2::default(), (10.0, 0.0), Some(&empty_scan()));
         assert!(c.linear > 0.7 && c.angular.abs() < 1e-9, "{c:?}");
-        let c = step(&st, Pose2 { x: 9.7, ..Default::default() }, (10.0, 0.0), None);
+        let c = step(
+            &st,
+            Pose2 {
+                x: 9.7,
+                ..Default::default()
+            },
+            (10.0, 0.0),
+            None,
+        );
         assert!(c.reached && c.linear == 0.0);
     }
 
@@ -213,7 +221,12 @@ mod tests {
 
     #[test]
     fn steers_around_an_obstacle_on_the_way() {
-        let c = step(&Settings::default(), Pose2::default(), (10.0, 0.0), Some(&scan_with(1.5, 0.0, 0.25)));
+        let c = step(
+            &Settings::default(),
+            Pose2::default(),
+            (10.0, 0.0),
+            Some(&scan_with(1.5, 0.0, 0.25)),
+        );
         assert!(c.angular.abs() > 0.2, "{c:?}");
     }
 
@@ -240,7 +253,10 @@ mod tests {
             min_gap = min_gap.min(dx.hypot(dy) - pr);
         }
         assert!(reached, "ended at {p:?}");
-        assert!(min_gap > 0.35, "came within {min_gap} m of the pillar (robot radius 0.35)");
+        assert!(
+            min_gap > 0.35,
+            "came within {min_gap} m of the pillar (robot radius 0.35)"
+        );
     }
 
     #[test]

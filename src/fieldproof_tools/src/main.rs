@@ -12,6 +12,8 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 use fieldproof_tools::{ament, launch};
 
+mod scenario_cmd;
+
 #[derive(Parser)]
 #[command(
     name = "fieldproof",
@@ -53,10 +55,44 @@ enum Command {
         /// Package name.
         package: String,
     },
+    /// Run a scenario; exits 0 (passed), 1 (an assertion or a link verdict failed), 2 (bad
+    /// input or could not run). Evidence in the run directory.
+    Run {
+        /// The scenario file.
+        scenario: std::path::PathBuf,
+        /// Run directory (default runs/<scenario>-<run id>).
+        #[arg(long)]
+        out: Option<std::path::PathBuf>,
+        /// Keep the network namespaces after the run.
+        #[arg(long)]
+        keep: bool,
+        /// Seed of the simulation's noise (overrides the scenario's).
+        #[arg(long)]
+        seed: Option<u64>,
+        /// Simulation speed (overrides the scenario's).
+        #[arg(long)]
+        real_time_factor: Option<f64>,
+    },
+    /// Validate a scenario (and the manifests and world it names) without running it.
+    Validate {
+        /// The scenario file.
+        scenario: std::path::PathBuf,
+    },
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    match &cli.command {
+        Command::Run {
+            scenario,
+            out,
+            keep,
+            seed,
+            real_time_factor,
+        } => return scenario_cmd::run(scenario, out.clone(), *keep, *seed, *real_time_factor),
+        Command::Validate { scenario } => return scenario_cmd::validate(scenario),
+        _ => {}
+    }
     let prefixes = match ament::prefixes(std::env::var("AMENT_PREFIX_PATH").ok().as_deref()) {
         Ok(p) => p,
         Err(err) => return fail(err),
@@ -84,6 +120,7 @@ fn main() -> ExitCode {
             ExitCode::from(1)
         }
         Command::Launch { words } => run_launch(&prefixes, &words),
+        Command::Run { .. } | Command::Validate { .. } => unreachable!("handled above"),
         Command::Executables { package } => match ament::package_prefix(&prefixes, &package) {
             Ok(prefix) => {
                 for exe in ament::executables(&prefix, &package) {

@@ -146,7 +146,11 @@ fn md_cell(s: &str) -> String {
 }
 
 /// Writes the plots (`plots/*.svg`), `report.md` and `report.html`; returns the files.
-pub fn write_reports(dir: &Path, r: &RunRecord, input: &PlotInput) -> std::io::Result<Vec<PathBuf>> {
+pub fn write_reports(
+    dir: &Path,
+    r: &RunRecord,
+    input: &PlotInput,
+) -> std::io::Result<Vec<PathBuf>> {
     let plots_dir = dir.join("plots");
     std::fs::create_dir_all(&plots_dir)?;
     let mut plots: Vec<(String, String, String)> = Vec::new(); // (title, file, svg)
@@ -163,12 +167,25 @@ pub fn write_reports(dir: &Path, r: &RunRecord, input: &PlotInput) -> std::io::R
     for (name, odom, link, _) in &input.vehicles {
         let speed = input.store.field_series(odom, "twist.twist.linear.x");
         let ls = input.store.field_series(link, "data");
-        if let Ok(svg) = plots::speed_and_link(&format!("{name}: speed and link state"), &speed, &ls, &events) {
-            plots.push((format!("{name}: speed and link state"), format!("{name}_speed_link.svg"), svg));
+        if let Ok(svg) = plots::speed_and_link(
+            &format!("{name}: speed and link state"),
+            &speed,
+            &ls,
+            &events,
+        ) {
+            plots.push((
+                format!("{name}: speed and link state"),
+                format!("{name}_speed_link.svg"),
+                svg,
+            ));
         }
     }
     if let Some(net) = &r.network {
-        if let Some(links) = net.get("periods").and_then(|p| p.get("links")).and_then(Json::as_object) {
+        if let Some(links) = net
+            .get("periods")
+            .and_then(|p| p.get("links"))
+            .and_then(Json::as_object)
+        {
             for (link, lr) in links {
                 let ps: Vec<(String, Option<f64>, f64)> = lr["periods"]
                     .as_array()
@@ -184,8 +201,14 @@ pub fn write_reports(dir: &Path, r: &RunRecord, input: &PlotInput) -> std::io::R
                             .collect()
                     })
                     .unwrap_or_default();
-                if let Ok(svg) = plots::latency_per_period(&format!("link {link}: latency per period"), &ps) {
-                    plots.push((format!("link {link}: latency per period"), format!("{link}_latency.svg"), svg));
+                if let Ok(svg) =
+                    plots::latency_per_period(&format!("link {link}: latency per period"), &ps)
+                {
+                    plots.push((
+                        format!("link {link}: latency per period"),
+                        format!("{link}_latency.svg"),
+                        svg,
+                    ));
                 }
             }
         }
@@ -196,7 +219,10 @@ pub fn write_reports(dir: &Path, r: &RunRecord, input: &PlotInput) -> std::io::R
         .map(|(name, _, _, truth)| {
             let xs = input.store.field_series(truth, "pose.position.x");
             let ys = input.store.field_series(truth, "pose.position.y");
-            (name.clone(), xs.iter().zip(&ys).map(|(a, b)| (a.1, b.1)).collect())
+            (
+                name.clone(),
+                xs.iter().zip(&ys).map(|(a, b)| (a.1, b.1)).collect(),
+            )
         })
         .collect();
     if let Ok(svg) = plots::trajectory(input.world, &paths, &input.goals) {
@@ -262,7 +288,11 @@ fn period_rows(r: &RunRecord) -> Vec<[String; 7]> {
     else {
         return rows;
     };
-    let f = |v: &Json| v.as_f64().map(|x| format!("{x:.2}")).unwrap_or_else(|| "-".into());
+    let f = |v: &Json| {
+        v.as_f64()
+            .map(|x| format!("{x:.2}"))
+            .unwrap_or_else(|| "-".into())
+    };
     for (link, lr) in links {
         for p in lr["periods"].as_array().into_iter().flatten() {
             rows.push([
@@ -286,7 +316,11 @@ fn period_rows(r: &RunRecord) -> Vec<[String; 7]> {
 
 /// report.md.
 pub fn report_md(r: &RunRecord, plots: &[(String, String, String)]) -> String {
-    let mut s = format!("# Scenario {}: {}\n\n", r.scenario, r.result.status.to_uppercase());
+    let mut s = format!(
+        "# Scenario {}: {}\n\n",
+        r.scenario,
+        r.result.status.to_uppercase()
+    );
     s += &format!(
         "Run `{}`, seed {}, real-time factor {}, timeline {:.1} s (simulation time), exit code {}.\n\n",
         r.run_id, r.seed, r.real_time_factor, r.timeline_duration_s, r.result.exit_code
@@ -299,7 +333,10 @@ pub fn report_md(r: &RunRecord, plots: &[(String, String, String)]) -> String {
     }
     s += "\n## Assertions\n\n| assertion | type | result | window (s) | observed / reason |\n|---|---|---|---|---|\n";
     for a in &r.assertions {
-        let w = a.window_s.map(|w| format!("{:.2} to {:.2}", w[0], w[1])).unwrap_or_default();
+        let w = a
+            .window_s
+            .map(|w| format!("{:.2} to {:.2}", w[0], w[1]))
+            .unwrap_or_default();
         let obs = a.reason.clone().unwrap_or_else(|| a.observed.to_string());
         s += &format!(
             "| {} | {} | {} | {} | {} |\n",
@@ -336,7 +373,9 @@ pub fn report_md(r: &RunRecord, plots: &[(String, String, String)]) -> String {
             p.name,
             p.netns.clone().unwrap_or_default(),
             exit,
-            p.ready_after_s.map(|x| format!("{x:.1}")).unwrap_or_default()
+            p.ready_after_s
+                .map(|x| format!("{x:.1}"))
+                .unwrap_or_default()
         );
     }
     if !plots.is_empty() {
@@ -373,7 +412,11 @@ pub fn report_html(r: &RunRecord, plots: &[(String, String, String)]) -> String 
     );
     s += &format!(
         "<p>Run {}, seed {}, real-time factor {}, timeline {:.1} s, exit code {}.</p><ul>",
-        esc(&r.run_id), r.seed, r.real_time_factor, r.timeline_duration_s, r.result.exit_code
+        esc(&r.run_id),
+        r.seed,
+        r.real_time_factor,
+        r.timeline_duration_s,
+        r.result.exit_code
     );
     for reason in &r.result.reasons {
         s += &format!("<li><b>{}</b></li>", esc(reason));
@@ -389,21 +432,54 @@ pub fn report_html(r: &RunRecord, plots: &[(String, String, String)]) -> String 
             vec![
                 a.name.clone(),
                 a.kind.clone(),
-                if a.passed { "passed".into() } else { "FAILED".into() },
-                a.window_s.map(|w| format!("{:.2} to {:.2}", w[0], w[1])).unwrap_or_default(),
+                if a.passed {
+                    "passed".into()
+                } else {
+                    "FAILED".into()
+                },
+                a.window_s
+                    .map(|w| format!("{:.2} to {:.2}", w[0], w[1]))
+                    .unwrap_or_default(),
                 a.reason.clone().unwrap_or_else(|| a.observed.to_string()),
             ]
         })
         .collect();
-    s += &html_table(&["assertion", "type", "result", "window (s)", "observed / reason"], &rows);
+    s += &html_table(
+        &[
+            "assertion",
+            "type",
+            "result",
+            "window (s)",
+            "observed / reason",
+        ],
+        &rows,
+    );
     s += "<h2>Timeline</h2>";
     let rows: Vec<Vec<String>> = entry_rows(r).into_iter().map(|r| r.to_vec()).collect();
-    s += &html_table(&["entry", "action", "vehicle", "start (s)", "end (s)", "outcome"], &rows);
+    s += &html_table(
+        &[
+            "entry",
+            "action",
+            "vehicle",
+            "start (s)",
+            "end (s)",
+            "outcome",
+        ],
+        &rows,
+    );
     let periods: Vec<Vec<String>> = period_rows(r).into_iter().map(|r| r.to_vec()).collect();
     if !periods.is_empty() {
         s += "<h2>Radio links</h2>";
         s += &html_table(
-            &["link", "profile", "cause", "period (s)", "measured latency", "verdict", "reason"],
+            &[
+                "link",
+                "profile",
+                "cause",
+                "period (s)",
+                "measured latency",
+                "verdict",
+                "reason",
+            ],
             &periods,
         );
     }

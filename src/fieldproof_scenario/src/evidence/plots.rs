@@ -41,7 +41,11 @@ pub fn speed_and_link(
         root.fill(&WHITE).map_err(err)?;
         let (top, bottom) = root.split_vertically(340);
         let (t0, t1) = range(
-            speed.iter().chain(link).map(|p| p.0).chain(events.iter().map(|e| e.0)),
+            speed
+                .iter()
+                .chain(link)
+                .map(|p| p.0)
+                .chain(events.iter().map(|e| e.0)),
             0.0,
             1.0,
         );
@@ -166,7 +170,11 @@ pub fn trajectory(
             Some(b) => (b.min[0], b.max[0], b.min[1], b.max[1]),
             None => (-10.0, 10.0, -10.0, 10.0),
         };
-        for (x, y) in paths.iter().flat_map(|p| p.1.iter()).chain(goals.iter().map(|g| &g.1)) {
+        for (x, y) in paths
+            .iter()
+            .flat_map(|p| p.1.iter())
+            .chain(goals.iter().map(|g| &g.1))
+        {
             x0 = x0.min(*x - 1.0);
             x1 = x1.max(*x + 1.0);
             y0 = y0.min(*y - 1.0);
@@ -208,8 +216,11 @@ pub fn trajectory(
                         .collect()
                 }
             };
-            c.draw_series(std::iter::once(Polygon::new(poly, BLACK.mix(0.35).filled())))
-                .map_err(err)?;
+            c.draw_series(std::iter::once(Polygon::new(
+                poly,
+                BLACK.mix(0.35).filled(),
+            )))
+            .map_err(err)?;
         }
         let colours = [BLUE, MAGENTA, CYAN, GREEN];
         for (i, (name, path)) in paths.iter().enumerate() {
@@ -223,8 +234,12 @@ pub fn trajectory(
             }
         }
         for (name, (x, y)) in goals {
-            c.draw_series(std::iter::once(Cross::new((*x, *y), 8, RED.stroke_width(3))))
-                .map_err(err)?;
+            c.draw_series(std::iter::once(Cross::new(
+                (*x, *y),
+                8,
+                RED.stroke_width(3),
+            )))
+            .map_err(err)?;
             c.draw_series(std::iter::once(Text::new(
                 name.clone(),
                 (*x, *y),
@@ -249,7 +264,10 @@ mod tests {
         assert!(s.starts_with("<svg") && s.contains("ugv1"));
         let l = latency_per_period(
             "latency",
-            &[("configured".into(), Some(61.0), 60.0), ("drop".into(), None, 0.0)],
+            &[
+                ("configured".into(), Some(61.0), 60.0),
+                ("drop".into(), None, 0.0),
+            ],
         )
         .unwrap();
         assert!(l.contains("<rect"));
@@ -258,7 +276,12 @@ mod tests {
             "name: w\norigin: {latitude_deg: 1, longitude_deg: 2, altitude_m: 0}\nbounds: {min: [-5, -5], max: [5, 5]}\nobstacles:\n  - {name: p, shape: circle, center: [1, 1], radius_m: 0.5}\n  - {name: b, shape: box, center: [-2, 0], size_m: [1, 2], yaw_deg: 30}\n",
         )
         .unwrap();
-        let t = trajectory(&w, &[("ugv1".into(), vec![(0.0, 0.0), (3.0, 1.0)])], &[("g".into(), (3.0, 1.0))]).unwrap();
+        let t = trajectory(
+            &w,
+            &[("ugv1".into(), vec![(0.0, 0.0), (3.0, 1.0)])],
+            &[("g".into(), (3.0, 1.0))],
+        )
+        .unwrap();
         assert!(t.contains("<polygon") || t.contains("<path") || t.contains("polyline"));
     }
 }

@@ -187,7 +187,8 @@ pub fn metadata_yaml(s: &RecordingSummary) -> String {
         .file_name()
         .map(|f| f.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let mut y = String::from("rosbag2_bagfile_information:\n  version: 8\n  storage_identifier: mcap\n");
+    let mut y =
+        String::from("rosbag2_bagfile_information:\n  version: 8\n  storage_identifier: mcap\n");
     y += &format!(
         "  duration:\n    nanoseconds: {}\n  starting_time:\n    nanoseconds_since_epoch: {}\n  message_count: {}\n",
         s.duration_ns, s.start_ns, s.message_count

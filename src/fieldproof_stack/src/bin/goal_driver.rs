@@ -33,7 +33,11 @@ fn main() -> std::process::ExitCode {
                             other => Err(format!("goal: {other:?} is not [] or [x, y]")),
                         }),
                 )
-                .param(Param::string("output", "cmd_vel_nav").description("velocity command topic").read_only())
+                .param(
+                    Param::string("output", "cmd_vel_nav")
+                        .description("velocity command topic")
+                        .read_only(),
+                )
                 .param(Param::double("rate_hz", 20.0).range(1.0, 200.0).read_only())
                 .param(Param::double("max_speed_mps", 0.8).range(0.0, 20.0))
                 .param(Param::double("max_turn_radps", 1.2).range(0.0, 20.0))
@@ -44,16 +48,14 @@ fn main() -> std::process::ExitCode {
         |node| async move {
             let odom_sub = node.subscription::<Odometry>("odom", qos::default())?;
             let scan_sub = node.subscription::<LaserScan>("scan", qos::default())?;
-            let goal_sub =
-                node.subscription::<PoseStamped>("goal_pose", qos::latched())?;
+            let goal_sub = node.subscription::<PoseStamped>("goal_pose", qos::latched())?;
             let out = node.publisher::<Twist>(&node.param_str("output"), qos::default())?;
             let reached_pub = node.publisher::<std_msgs::Bool>("goal_reached", qos::latched())?;
             let goal: Arc<Mutex<Option<(f64, f64)>>> = Arc::new(Mutex::new(None));
-            let from_param = |v: &Option<ParamValue>| match v {
+            *goal.lock().expect("goal") = match node.param("goal") {
                 Some(ParamValue::DoubleArray(a)) if a.len() == 2 => Some((a[0], a[1])),
                 _ => None,
             };
-            *goal.lock().expect("goal") = from_param(&node.param("goal"));
             {
                 let goal = goal.clone();
                 node.on_parameter_changed("goal", move |v| {

@@ -1,0 +1,473 @@
+//! The run's plan: which processes start, in which network namespace, with which
+//! arguments, and how each one shows it is ready. Pure (no process is started): the
+//! runner executes it, the tests read it.
+
+use crate::model::{Scenario, Stack, Vehicle};
+use std::path::{Path, PathBuf};
+
+/// How a process shows it is ready.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Ready {
+    /// A node of this fully qualified name in the ROS graph.
+    Node(String),
+    /// A line on its stdout containing this text.
+    Line(String),
+    /// Nothing to wait for (a launch file, a command).
+    Started,
+}
+
+/// One process of the run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProcSpec {
+    /// Its name in the record (`simulator`, `ugv1/imu_adapter`, `ground_station`).
+    pub name: String,
+    /// The vehicle it belongs to.
+    pub vehicle: Option<String>,
+    /// The node name `process.kill` uses (`imu_adapter`, `goal_driver`, `link_monitor`,
+    /// `stack`).
+    pub node: Option<String>,
+    /// The network namespace (`None`: the one the runner's DDS runs in).
+    pub netns: Option<String>,
+    /// argv (argv[0] absolute).
+    pub argv: Vec<String>,
+    /// Readiness.
+    pub ready: Ready,
+}
+
+/// An executable that cannot be found.
+#[derive(Debug, thiserror::Error)]
+#[error("executable {executable} of package {package} not found (looked in AMENT_PREFIX_PATH, beside {beside} and in PATH; build it: cargo build --workspace, or colcon build)")]
+pub struct MissingExecutable {
+    /// Package.
+    pub package: String,
+    /// Executable.
+    pub executable: String,
+    /// Where the runner looked beside itself.
+    pub beside: String,
+}
+
+/// Finds installed executables the way `ros2 run` does, then beside the running program
+/// (a cargo target directory), then in `PATH`.
+#[derive(Debug, Clone)]
+pub struct Executables {
+    prefixes: Vec<PathBuf>,
+    beside: Vec<PathBuf>,
+    path: Vec<PathBuf>,
+}
+
+impl Executables {
+    /// From the process's environment.
+    pub fn from_env() -> Self {
+        let split = |v: Option<std::ffi::OsString>| -> Vec<PathBuf> {
+            v.map(|v| std::env::split_paths(&v).collect())
+                .unwrap_or_default()
+        };
+        let mut beside = Vec::new();
+        if let Ok(me) = std::env::current_exe() {
+            if let Some(d) = me.parent() {
+                beside.push(d.to_path_buf());
+                // Test binaries live in target/<profile>/deps.
+                if d.file_name().is_some_and(|n| n == "deps") {
+                    if let Some(p) = d.parent() {
+                        beside.push(p.to_path_buf());
+                    }
+                }
+            }
+        }
+        Executables {
+            prefixes: split(std::env::var_os("AMENT_PREFIX_PATH")),
+            beside,
+            path: split(std::env::var_os("PATH")),
+        }
+    }
+
+    /// The path of `package`'s `executable`.
+    pub fn find(&self, package: &str, executable: &str) -> Result<PathBuf, MissingExecutable> {
+        let is_exe = |p: &Path| {
+            use std::os::unix::fs::PermissionsExt;
+            p.metadata()
+                .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        };
+        let candidates = self
+            .prefixes
+            .iter()
+            .map(|p| p.join("lib").join(package).join(executable))
+            .chain(self.beside.iter().map(|d| d.join(executable)))
+            .chain(self.path.iter().map(|d| d.join(executable)));
+        for c in candidates {
+            if is_exe(&c) {
+                return Ok(c);
+            }
+        }
+        Err(MissingExecutable {
+            package: package.into(),
+            executable: executable.into(),
+            beside: self
+                .beside
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", "),
+        })
+    }
+}
+
+/// The run's settings beside the scenario.
+#[derive(Debug, Clone)]
+pub struct PlanInput<'a> {
+    /// The run directory.
+    pub dir: &'a Path,
+    /// Seed.
+    pub seed: u64,
+    /// Simulation speed.
+    pub real_time_factor: f64,
+    /// Per vehicle: its network namespace (with a network section).
+    pub vehicle_netns: Vec<Option<String>>,
+    /// The ground station's namespace and each vehicle's radio address (with a network).
+    pub radio: Option<(String, Vec<String>)>,
+}
+
+/// The topic the stack publishes its commands on, and whether link_monitor sits after it.
+pub fn command_chain(v: &Vehicle) -> (String, bool) {
+    let failsafe = v
+        .manifest
+        .runtime
+        .as_ref()
+        .and_then(|r| r.link.as_ref())
+        .is_some();
+    if failsafe {
+        ("cmd_vel_nav".into(), true)
+    } else {
+        (v.manifest.drive.command.ros_topic.clone(), false)
+    }
+}
+
+fn ns_arg(v: &Vehicle) -> String {
+    format!("__ns:=/{}", v.namespace)
+}
+
+fn fqn(v: &Vehicle, node: &str) -> String {
+    if v.namespace.is_empty() {
+        format!("/{node}")
+    } else {
+        format!("/{}/{node}", v.namespace)
+    }
+}
+
+/// Builds the plan: the simulator, then per vehicle its bridge adapters, its failsafe and
+/// its stack, then the ground station.
+pub fn plan(
+    s: &Scenario,
+    p: &PlanInput,
+    exes: &Executables,
+) -> Result<Vec<ProcSpec>, MissingExecutable> {
+    let mut out = Vec::new();
+    let exe = |pkg: &str, e: &str| exes.find(pkg, e).map(|x| x.display().to_string());
+    // The simulator.
+    let mut argv = vec![
+        exe("fieldproof_sim", "fieldproof_sim")?,
+        "--world".into(),
+        s.world.source.display().to_string(),
+        "--seed".into(),
+        p.seed.to_string(),
+        "--real-time-factor".into(),
+        p.real_time_factor.to_string(),
+    ];
+    for v in &s.vehicles {
+        let mut spec = format!("ns={},manifest={}", v.namespace, v.manifest_path.display());
+        match &v.spawn {
+            Some(f) => spec.push_str(&format!(",spawn={f}")),
+            None => spec.push_str(&format!(
+                ",x={},y={},z={},yaw_deg={}",
+                v.pose.xyz[0], v.pose.xyz[1], v.pose.xyz[2], v.pose.yaw_deg
+            )),
+        }
+        argv.push("--vehicle".into());
+        argv.push(spec);
+    }
+    out.push(ProcSpec {
+        name: "simulator".into(),
+        vehicle: None,
+        node: Some("fieldproof_sim".into()),
+        netns: None,
+        argv,
+        ready: Ready::Node("/fieldproof_sim".into()),
+    });
+    for (i, v) in s.vehicles.iter().enumerate() {
+        let netns = p.vehicle_netns.get(i).cloned().flatten();
+        let bundle = p.dir.join("bundles").join(&v.name);
+        for n in v.bundle.nodes.iter().filter(|n| !n.kind.gz_only()) {
+            let (pkg, e) = n.kind.package_and_executable();
+            let mut argv = vec![
+                exe(pkg, e)?,
+                "--ros-args".into(),
+                "-r".into(),
+                ns_arg(v),
+                "-r".into(),
+                format!("__node:={}", n.name),
+                "--params-file".into(),
+                bundle.join("params.yaml").display().to_string(),
+                "-p".into(),
+                "use_sim_time:=true".into(),
+            ];
+            for (a, b) in &n.remaps {
+                argv.push("-r".into());
+                argv.push(format!("{a}:={b}"));
+            }
+            out.push(ProcSpec {
+                name: format!("{}/{}", v.name, n.name),
+                vehicle: Some(v.name.clone()),
+                node: Some(n.name.clone()),
+                netns: netns.clone(),
+                argv,
+                ready: Ready::Node(fqn(v, &n.name)),
+            });
+        }
+        let (cmd_topic, failsafe) = command_chain(v);
+        if let Some(link) = v.manifest.runtime.as_ref().and_then(|r| r.link.as_ref()) {
+            let hb = link
+                .heartbeat
+                .as_ref()
+                .map(|h| h.topic.clone())
+                .unwrap_or_else(|| "gcs/heartbeat".into());
+            out.push(ProcSpec {
+                name: format!("{}/link_monitor", v.name),
+                vehicle: Some(v.name.clone()),
+                node: Some("link_monitor".into()),
+                netns: netns.clone(),
+                argv: vec![
+                    exe("fieldproof_link", "link_monitor")?,
+                    "--ros-args".into(),
+                    "-r".into(),
+                    ns_arg(v),
+                    "-p".into(),
+                    "use_sim_time:=true".into(),
+                    "-p".into(),
+                    format!("timeout_s:={:?}", link.timeout_s),
+                    "-p".into(),
+                    format!("heartbeat_topic:={hb}"),
+                    "-p".into(),
+                    format!("input:={cmd_topic}"),
+                    "-p".into(),
+                    format!("output:={}", v.manifest.drive.command.ros_topic),
+                ],
+                ready: Ready::Node(fqn(v, "link_monitor")),
+            });
+        }
+        let _ = failsafe;
+        let stack = match &v.stack {
+            Stack::None => None,
+            Stack::GoalDriver => Some((
+                "goal_driver",
+                vec![
+                    exe("fieldproof_stack", "goal_driver")?,
+                    "--ros-args".into(),
+                    "-r".into(),
+                    ns_arg(v),
+                    "-p".into(),
+                    "use_sim_time:=true".into(),
+                    "-p".into(),
+                    format!("output:={cmd_topic}"),
+                ],
+                Ready::Node(fqn(v, "goal_driver")),
+            )),
+            Stack::Executable {
+                package,
+                executable,
+            } => Some((
+                "stack",
+                vec![
+                    exe(package, executable)?,
+                    "--ros-args".into(),
+                    "-r".into(),
+                    ns_arg(v),
+                    "-p".into(),
+                    "use_sim_time:=true".into(),
+                ],
+                Ready::Started,
+            )),
+            Stack::Launch { file, args } => {
+                let mut argv = vec![
+                    exe("fieldproof_tools", "fieldproof")?,
+                    "launch".into(),
+                    file.display().to_string(),
+                    format!("namespace:={}", v.namespace),
+                ];
+                argv.extend(args.iter().map(|(k, val)| format!("{k}:={val}")));
+                Some(("stack", argv, Ready::Started))
+            }
+            Stack::Command { argv } => Some(("stack", argv.clone(), Ready::Started)),
+        };
+        if let Some((node, argv, ready)) = stack {
+            out.push(ProcSpec {
+                name: format!("{}/{node}", v.name),
+                vehicle: Some(v.name.clone()),
+                node: Some(node.into()),
+                netns: netns.clone(),
+                argv,
+                ready,
+            });
+        }
+    }
+    if let Some((radio_ns, addrs)) = &p.radio {
+        let names: Vec<&str> = s.vehicles.iter().map(|v| v.name.as_str()).collect();
+        let rate = s
+            .vehicles
+            .iter()
+            .filter_map(|v| {
+                v.manifest
+                    .runtime
+                    .as_ref()?
+                    .link
+                    .as_ref()?
+                    .heartbeat
+                    .as_ref()
+            })
+            .map(|h| h.rate_hz)
+            .fold(0.0, f64::max);
+        let topic = s
+            .vehicles
+            .iter()
+            .filter_map(|v| {
+                v.manifest
+                    .runtime
+                    .as_ref()?
+                    .link
+                    .as_ref()?
+                    .heartbeat
+                    .as_ref()
+            })
+            .map(|h| h.topic.clone())
+            .next()
+            .unwrap_or_else(|| "gcs/heartbeat".into());
+        out.push(ProcSpec {
+            name: "ground_station".into(),
+            vehicle: None,
+            node: Some("ground_station".into()),
+            netns: Some(radio_ns.clone()),
+            argv: vec![
+                exe("fieldproof_link", "ground_station")?,
+                "--ros-args".into(),
+                "-p".into(),
+                format!("vehicles:=[{}]", names.join(", ")),
+                "-p".into(),
+                format!("addresses:=[{}]", addrs.join(", ")),
+                "-p".into(),
+                format!("heartbeat_topic:={topic}"),
+                "-p".into(),
+                format!("heartbeat_rate_hz:={rate:?}"),
+                "-p".into(),
+                format!("network_jsonl:={}", p.dir.join("network.jsonl").display()),
+            ],
+            ready: Ready::Line("\"ready\"".into()),
+        });
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fake_exes(dir: &Path) -> Executables {
+        use std::os::unix::fs::PermissionsExt;
+        for e in [
+            "fieldproof_sim",
+            "relay",
+            "imu_adapter",
+            "navsat_adapter",
+            "throttle",
+            "command_relay",
+            "battery",
+            "link_monitor",
+            "ground_station",
+            "goal_driver",
+        ] {
+            let p = dir.join(e);
+            std::fs::write(&p, "#!/bin/sh\n").unwrap();
+            std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+        Executables {
+            prefixes: vec![],
+            beside: vec![dir.to_path_buf()],
+            path: vec![],
+        }
+    }
+
+    #[test]
+    fn plan_of_the_example() {
+        let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let s = crate::model::load(&repo.join("config/scenarios/ugv_link_loss.yaml")).unwrap();
+        let bin = tempfile::tempdir().unwrap();
+        let run = Path::new("/runs/x");
+        let p = plan(
+            &s,
+            &PlanInput {
+                dir: run,
+                seed: 7,
+                real_time_factor: 1.0,
+                vehicle_netns: vec![Some("fp-r1-v-ugv1".into())],
+                radio: Some(("fp-r1-radio".into(), vec!["198.18.1.1".into()])),
+            },
+            &fake_exes(bin.path()),
+        )
+        .unwrap();
+        let names: Vec<&str> = p.iter().map(|x| x.name.as_str()).collect();
+        assert_eq!(names[0], "simulator");
+        assert!(names.contains(&"ugv1/imu_adapter"), "{names:?}");
+        assert!(names.contains(&"ugv1/command_relay"), "{names:?}");
+        assert!(names.contains(&"ugv1/link_monitor"));
+        assert!(names.contains(&"ugv1/goal_driver"));
+        assert_eq!(*names.last().unwrap(), "ground_station");
+        let sim = &p[0].argv;
+        assert!(sim
+            .iter()
+            .any(|a| a.starts_with("ns=ugv1,manifest=") && a.ends_with(",spawn=spawn_dock")));
+        let lm = p.iter().find(|x| x.name == "ugv1/link_monitor").unwrap();
+        assert!(lm.argv.contains(&"input:=cmd_vel_nav".to_string()));
+        assert!(lm.argv.contains(&"output:=cmd_vel".to_string()));
+        assert!(lm.argv.contains(&"timeout_s:=2.0".to_string()));
+        assert_eq!(lm.netns.as_deref(), Some("fp-r1-v-ugv1"));
+        let gd = p.iter().find(|x| x.name == "ugv1/goal_driver").unwrap();
+        assert!(gd.argv.contains(&"output:=cmd_vel_nav".to_string()));
+        let imu = p.iter().find(|x| x.name == "ugv1/imu_adapter").unwrap();
+        assert!(imu
+            .argv
+            .contains(&"/runs/x/bundles/ugv1/params.yaml".to_string()));
+        assert_eq!(imu.ready, Ready::Node("/ugv1/imu_adapter".into()));
+        let gs = p.last().unwrap();
+        assert_eq!(gs.netns.as_deref(), Some("fp-r1-radio"));
+        assert!(gs.argv.contains(&"addresses:=[198.18.1.1]".to_string()));
+        assert!(gs.argv.contains(&"heartbeat_rate_hz:=2.0".to_string()));
+        assert!(gs
+            .argv
+            .contains(&"network_jsonl:=/runs/x/network.jsonl".to_string()));
+    }
+
+    #[test]
+    fn a_missing_executable_is_named() {
+        let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let s = crate::model::load(&repo.join("config/scenarios/ugv_navigate.yaml")).unwrap();
+        let empty = tempfile::tempdir().unwrap();
+        let exes = Executables {
+            prefixes: vec![],
+            beside: vec![empty.path().into()],
+            path: vec![],
+        };
+        let e = plan(
+            &s,
+            &PlanInput {
+                dir: Path::new("/r"),
+                seed: 0,
+                real_time_factor: 1.0,
+                vehicle_netns: vec![None],
+                radio: None,
+            },
+            &exes,
+        )
+        .unwrap_err();
+        assert!(e
+            .to_string()
+            .starts_with("executable fieldproof_sim of package fieldproof_sim not found"));
+    }
+}
