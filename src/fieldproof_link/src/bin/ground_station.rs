@@ -74,6 +74,13 @@ fn main() -> std::process::ExitCode {
                         .read_only(),
                 )
                 .param(
+                    Param::strings("manifests", &[])
+                        .description(
+                            "vehicle=path/robot.yaml: heartbeat from runtime.link.heartbeat",
+                        )
+                        .read_only(),
+                )
+                .param(
                     Param::bool("probe", true)
                         .description("measure the links with ICMP echoes")
                         .read_only(),
@@ -101,14 +108,45 @@ fn main() -> std::process::ExitCode {
             }
             let topic = node.param_str("heartbeat_topic");
             let rate = node.param_f64("heartbeat_rate_hz");
-            let mut heartbeats = Vec::new();
-            if rate > 0.0 {
-                for v in &vehicles {
-                    let name = format!("/{v}/{}", topic.trim_start_matches('/'));
-                    heartbeats.push(
-                        node.publisher::<std_msgs::Header>(&name, qos::sensor_data().keep_last(1))?,
-                    );
+            let mut from_manifest = std::collections::BTreeMap::new();
+            for (i, entry) in node.param_strings("manifests").iter().enumerate() {
+                let (v, path) = entry
+                    .split_once('=')
+                    .ok_or_else(|| format!("manifests[{i}]: '{entry}' is not vehicle=path"))?;
+                let m = fieldproof_robots::Manifest::load(path)
+                    .map_err(|e| format!("manifests[{i}]: {e}"))?;
+                let hb = m.runtime.and_then(|r| r.link).and_then(|l| l.heartbeat);
+                from_manifest.insert(v.to_string(), hb.map(|h| (h.topic, h.rate_hz)));
+            }
+            // Each vehicle's heartbeat: its own task, at its own rate, on the wall clock
+            // (it stands for a real ground station).
+            let mut heartbeat_tasks = Vec::new();
+            for v in &vehicles {
+                let (t, r) = match from_manifest.get(v) {
+                    Some(Some((t, r))) => (t.clone(), *r),
+                    Some(None) => continue,
+                    None => (topic.clone(), rate),
+                };
+                if r <= 0.0 {
+                    continue;
                 }
+                let name = format!("/{v}/{}", t.trim_start_matches('/'));
+                let p =
+                    node.publisher::<std_msgs::Header>(&name, qos::sensor_data().keep_last(1))?;
+                tracing::info!("heartbeat {name} at {r} Hz");
+                heartbeat_tasks.push(node.spawn(async move {
+                    let mut tick = smol::Timer::interval(Duration::from_secs_f64(1.0 / r));
+                    loop {
+                        futures::StreamExt::next(&mut tick).await;
+                        let h = std_msgs::Header {
+                            stamp: wall_stamp(),
+                            frame_id: "ground".into(),
+                        };
+                        if let Err(e) = p.publish(h) {
+                            tracing::error!("heartbeat {name}: {e}");
+                        }
+                    }
+                }));
             }
             let network =
                 node.publisher::<std_msgs::String>("/fieldproof/network", qos::default())?;
@@ -139,29 +177,17 @@ fn main() -> std::process::ExitCode {
                 None
             };
             tracing::info!(
-                "ground station: {} links, heartbeat {rate} Hz on {topic}",
-                links.len()
+                "ground station: {} links, {} heartbeats",
+                links.len(),
+                heartbeat_tasks.len()
             );
             println!(
                 "{}",
                 serde_json::json!({"ready": true, "links": links.iter().map(|(v, a)| (v.clone(), a.to_string())).collect::<Vec<_>>()})
             );
             let _ = std::io::stdout().flush();
-            // Heartbeats follow the wall clock (they stand for a real ground station).
-            let period = if rate > 0.0 {
-                Duration::from_secs_f64(1.0 / rate)
-            } else {
-                Duration::from_secs(3600)
-            };
-            let mut ticker = smol::Timer::interval(period);
             let result: Result<(), fieldproof_runtime::BoxError> = loop {
                 futures::select! {
-                    _ = futures::StreamExt::next(&mut ticker).fuse() => {
-                        let h = std_msgs::Header { stamp: wall_stamp(), frame_id: "ground".into() };
-                        if let Some(e) = heartbeats.iter().find_map(|p| p.publish(h.clone()).err()) {
-                            break Err(e.into());
-                        }
-                    }
                     w = rx.recv().fuse() => if let Ok(w) = w {
                         let line = serde_json::to_string(&w)?;
                         if let Some(f) = file.as_mut() {

@@ -46,23 +46,45 @@ fn main() -> std::process::ExitCode {
                         .description("std_msgs/msg/Bool, transient local")
                         .read_only(),
                 )
+                .param(
+                    Param::string("manifest", "")
+                        .description(
+                            "robot.yaml whose runtime.link sets timeout_s and heartbeat_topic",
+                        )
+                        .read_only(),
+                )
         },
         |node| async move {
-            let hb = node.subscription::<std_msgs::Header>(
-                &node.param_str("heartbeat_topic"),
-                qos::sensor_data().keep_last(1),
-            )?;
+            let (mut timeout_s, mut hb_topic) = (
+                node.param_f64("timeout_s"),
+                node.param_str("heartbeat_topic"),
+            );
+            let manifest = node.param_str("manifest");
+            if !manifest.is_empty() {
+                let m = fieldproof_robots::Manifest::load(&manifest)
+                    .map_err(|e| format!("manifest: {e}"))?;
+                let link = m
+                    .runtime
+                    .and_then(|r| r.link)
+                    .ok_or_else(|| format!("manifest: {manifest}: runtime.link: missing"))?;
+                timeout_s = link.timeout_s;
+                if let Some(h) = link.heartbeat {
+                    hb_topic = h.topic;
+                }
+            }
+            let hb =
+                node.subscription::<std_msgs::Header>(&hb_topic, qos::sensor_data().keep_last(1))?;
             let input = node.subscription::<Twist>(&node.param_str("input"), qos::default())?;
             let output = node.publisher::<Twist>(&node.param_str("output"), qos::default())?;
             let state =
                 node.publisher::<std_msgs::Bool>(&node.param_str("state_topic"), qos::latched())?;
             let clock = node.clock();
-            let mut monitor = LinkMonitor::new(node.param_f64("timeout_s"));
+            let mut monitor = LinkMonitor::new(timeout_s);
             let mut timer = node.timer_hz(ZERO_RATE_HZ);
             tracing::info!(
                 "watching {} (timeout {} s) between {} and {}",
                 hb.topic(),
-                node.param_f64("timeout_s"),
+                timeout_s,
                 input.topic(),
                 output.topic()
             );
@@ -98,7 +120,7 @@ fn main() -> std::process::ExitCode {
                         let was_lost = monitor.lost();
                         let outs = monitor.tick(t);
                         if monitor.lost() && !was_lost {
-                            tracing::warn!("link lost: no heartbeat for {} s; holding (zero velocity)", node.param_f64("timeout_s"));
+                            tracing::warn!("link lost: no heartbeat for {} s; holding (zero velocity)", timeout_s);
                         }
                         publish(outs)?;
                     }
