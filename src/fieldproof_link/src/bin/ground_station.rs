@@ -81,6 +81,11 @@ fn main() -> std::process::ExitCode {
                         .read_only(),
                 )
                 .param(
+                    Param::bool("any_address", false)
+                        .description("probe addresses outside 198.18.0.0/15 and loopback")
+                        .read_only(),
+                )
+                .param(
                     Param::bool("probe", true)
                         .description("measure the links with ICMP echoes")
                         .read_only(),
@@ -104,7 +109,14 @@ fn main() -> std::process::ExitCode {
             }
             let mut links = Vec::new();
             for (i, v) in vehicles.iter().enumerate() {
-                links.push((v.clone(), resolve(v, given.get(i))?));
+                let a = resolve(v, given.get(i))?;
+                // Probes go only to the run's own radio addresses (or loopback) unless told.
+                let ours =
+                    a.is_loopback() || (a.octets()[0] == 198 && (a.octets()[1] & 0xfe) == 18);
+                if !ours && !node.param_bool("any_address") {
+                    return Err(format!("addresses: {a} ({v}) is outside the run's radio network 198.18.0.0/15 (set any_address:=true to probe it)").into());
+                }
+                links.push((v.clone(), a));
             }
             let topic = node.param_str("heartbeat_topic");
             let rate = node.param_f64("heartbeat_rate_hz");
