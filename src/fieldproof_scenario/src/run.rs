@@ -305,6 +305,7 @@ async fn set_params(
 
 struct Recorder {
     samples: Vec<(String, i64, Json)>,
+    latest: BTreeMap<String, Json>,
     mcap: Option<Recording>,
     error: Option<String>,
 }
@@ -336,6 +337,7 @@ fn start_recorder<T: RosMessage>(
                     r.error.get_or_insert(format!("{topic}: {e}"));
                 }
             }
+            r.latest.insert(topic.clone(), json.clone());
             r.samples.push((topic.clone(), t, json));
         }
     })
@@ -479,6 +481,7 @@ pub fn run(s: &Scenario, o: &RunOptions) -> RunSummary {
     let recording = Recording::create(&dir.join("recording.mcap"));
     let recorder = Arc::new(Mutex::new(Recorder {
         samples: Vec::new(),
+        latest: BTreeMap::new(),
         mcap: None,
         error: None,
     }));
@@ -939,14 +942,10 @@ async fn dds_body(
         }
         bar.set_position(now_s.max(0.0) as u64);
         let events = {
-            let rec = recorder.lock().expect("recorder");
             let mut latest = Store::new();
-            for topic in s.recorded_topics.keys() {
-                if let Some((_, _, m)) = rec.samples.iter().rev().find(|(t, _, _)| t == topic) {
-                    latest.push(topic, 0.0, m.clone());
-                }
+            for (topic, m) in &recorder.lock().expect("recorder").latest {
+                latest.push(topic, 0.0, m.clone());
             }
-            drop(rec);
             timeline.poll(now_s, &|c| holds_latest(&latest, c))
         };
         for ev in events {
