@@ -971,30 +971,48 @@ async fn dds_body(
                 })
                 .unwrap_or_default();
             let result: Result<String, String> = match (&e.action, end) {
-                (Action::LinkSet { profile }, false) => {
-                    link(shared, &mut out, &e.name, &vname, start_unix, |sh| {
-                        sh.set(&vname, profile)
-                    })
-                    .map(|_| format!("{profile} in force"))
-                }
-                (Action::LinkDrop, false) => {
-                    link(shared, &mut out, &e.name, &vname, start_unix, |sh| {
-                        sh.drop_link(&vname, None)
-                    })
-                    .map(|_| match e.duration_s {
-                        Some(d) => format!("dropped for {d} s"),
-                        None => "dropped".into(),
-                    })
-                }
+                (Action::LinkSet { profile }, false) => link(
+                    shared,
+                    &mut out,
+                    &e.name,
+                    &vname,
+                    start_unix,
+                    "link.set",
+                    |sh| sh.set(&vname, profile),
+                )
+                .map(|_| format!("{profile} in force")),
+                (Action::LinkDrop, false) => link(
+                    shared,
+                    &mut out,
+                    &e.name,
+                    &vname,
+                    start_unix,
+                    "link.drop",
+                    |sh| sh.drop_link(&vname, None),
+                )
+                .map(|_| match e.duration_s {
+                    Some(d) => format!("dropped for {d} s"),
+                    None => "dropped".into(),
+                }),
                 (Action::LinkDrop, true) | (Action::LinkRestore, _) => {
                     let name = s
                         .network
                         .as_ref()
                         .map(|n| n.configured_name(&vname).to_string())
                         .unwrap_or_default();
-                    link(shared, &mut out, &e.name, &vname, start_unix, |sh| {
-                        sh.restore(&vname)
-                    })
+                    let cause = match (end, e.duration_s) {
+                        (true, Some(d)) => format!("restored after {d} s"),
+                        _ => "link.restore".to_string(),
+                    };
+                    link(
+                        shared,
+                        &mut out,
+                        &e.name,
+                        &vname,
+                        start_unix,
+                        &cause,
+                        |sh| sh.restore(&vname),
+                    )
                     .map(|_| format!("{name} restored"))
                 }
                 (Action::LinkSet { .. }, true) => Ok(String::new()),
@@ -1078,6 +1096,7 @@ fn link(
     entry: &str,
     vehicle: &str,
     start_unix: f64,
+    cause: &str,
     f: impl FnOnce(&mut LinkShaper) -> Result<(), fieldproof_link::shaper::ShaperError>,
 ) -> Result<(), String> {
     let mut sh = shared.lock().expect("shared");
@@ -1092,17 +1111,12 @@ fn link(
         .get(vehicle)
         .map(|f| f.profile.clone())
         .unwrap_or_default();
-    let action = shaper
-        .events()
-        .last()
-        .map(|c| c.cause.clone())
-        .unwrap_or_default();
     out.changes.push(Change {
         link: vehicle.into(),
         applying_s: before - start_unix,
         applied_s: after - start_unix,
         profile,
-        cause: format!("{entry} ({action})"),
+        cause: format!("{entry} ({cause})"),
     });
     Ok(())
 }

@@ -58,7 +58,12 @@ fn lidar_dropout_runs_end_to_end() {
         .as_str()
         .unwrap()
         .contains("dropout=true"));
-    for f in ["recording.mcap", "metadata.yaml", "report.md", "report.html"] {
+    for f in [
+        "recording.mcap",
+        "metadata.yaml",
+        "report.md",
+        "report.html",
+    ] {
         assert!(dir.join(f).is_file(), "{f}");
     }
 }

@@ -219,10 +219,18 @@ pub fn write_reports(
         .map(|(name, _, _, truth)| {
             let xs = input.store.field_series(truth, "pose.position.x");
             let ys = input.store.field_series(truth, "pose.position.y");
-            (
-                name.clone(),
-                xs.iter().zip(&ys).map(|(a, b)| (a.1, b.1)).collect(),
-            )
+            // Keep a point every 5 cm of travel: the plot stays small.
+            let mut path: Vec<(f64, f64)> = Vec::new();
+            for (a, b) in xs.iter().zip(&ys) {
+                let p = (a.1, b.1);
+                if path
+                    .last()
+                    .is_none_or(|l| (l.0 - p.0).hypot(l.1 - p.1) >= 0.05)
+                {
+                    path.push(p);
+                }
+            }
+            (name.clone(), path)
         })
         .collect();
     if let Ok(svg) = plots::trajectory(input.world, &paths, &input.goals) {
