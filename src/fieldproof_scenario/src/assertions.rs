@@ -655,6 +655,28 @@ mod tests {
     }
 
     #[test]
+    fn unchanged_fields() {
+        let (mut s, tl) = (store(), timeline_drop_at_10_for_30());
+        for i in 0..50 {
+            let t = i as f64 * 0.2;
+            let sec = if t < 5.0 { 3 } else { i };
+            s.push(
+                "/ugv1/imu/data",
+                t,
+                json!({"header": {"stamp": {"sec": sec, "nanosec": 0}}}),
+            );
+        }
+        let check = Check::Unchanged {
+            topic: "/ugv1/imu/data".into(),
+            fields: vec!["header.stamp.sec".into(), "header.stamp.nanosec".into()],
+        };
+        assert!(eval(check.clone(), window(false, false, 0.0, Some(4.9)), &s, &tl).passed);
+        let o = eval(check, window(false, false, 0.0, Some(8.0)), &s, &tl);
+        assert!(!o.passed);
+        assert!(o.reason.unwrap().contains("changed to [25,0] at 5.00 s"));
+    }
+
+    #[test]
     fn an_entry_that_never_ran_fails_the_window() {
         let s = store();
         let tl = Timeline::new(vec![Entry {

@@ -1122,6 +1122,25 @@ pub fn validate(file: &Path, raw: RawScenario) -> Result<Scenario, ScenarioError
     }
     for v in &vehicles {
         topics.insert(truth_topic(&label(v)));
+        // The report plots every vehicle's speed, and its link state behind a link.
+        let ns = if v.namespace.is_empty() {
+            String::new()
+        } else {
+            format!("/{}", v.namespace)
+        };
+        let odom = &v.manifest.drive.odometry.ros_topic;
+        if !odom.starts_with('/') {
+            topics.insert(format!("{ns}/{odom}"));
+        }
+        if network.is_some()
+            && v.manifest
+                .runtime
+                .as_ref()
+                .and_then(|r| r.link.as_ref())
+                .is_some()
+        {
+            topics.insert(format!("{ns}/link_state"));
+        }
     }
     topics.insert(COLLISIONS_TOPIC.to_string());
     let known = known_types(&vehicles, network.is_some());

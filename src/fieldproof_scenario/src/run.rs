@@ -1120,3 +1120,50 @@ fn link(
     });
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::PoseSpec;
+
+    #[test]
+    fn run_ids_are_valid_for_the_link_namespaces() {
+        let id = new_run_id();
+        assert_eq!(id.len(), 8);
+        fieldproof_link::netns::validate_run_id(&id).unwrap();
+    }
+
+    #[test]
+    fn goals_go_into_the_odom_frame_of_the_spawn_pose() {
+        let spawn = PoseSpec {
+            xyz: [-12.0, 0.0, 0.0],
+            yaw_deg: 180.0,
+        };
+        let goal = PoseSpec {
+            xyz: [-14.0, 1.0, 0.0],
+            yaw_deg: 90.0,
+        };
+        let (x, y, yaw) = goal_in_odom(&spawn, &goal);
+        assert!((x - 2.0).abs() < 1e-9 && (y + 1.0).abs() < 1e-9, "{x} {y}");
+        assert!((yaw + std::f64::consts::FRAC_PI_2).abs() < 1e-9);
+        let (x, y, _) = goal_in_odom(
+            &PoseSpec {
+                xyz: [0.0; 3],
+                yaw_deg: 0.0,
+            },
+            &goal,
+        );
+        assert_eq!((x, y), (-14.0, 1.0));
+    }
+
+    #[test]
+    fn parameter_values_carry_their_type() {
+        let v = raw_value(&ParamSetting::Bool(true));
+        assert_eq!((v.ptype, v.boolean_value), (raw::ParameterType::BOOL, true));
+        let v = raw_value(&ParamSetting::Doubles(vec![0.0, 0.0, 0.05]));
+        assert_eq!(v.ptype, raw::ParameterType::DOUBLE_ARRAY);
+        assert_eq!(v.double_array, vec![0.0, 0.0, 0.05]);
+        let v = raw_value(&ParamSetting::Double(0.3));
+        assert_eq!((v.ptype, v.double_value), (raw::ParameterType::DOUBLE, 0.3));
+    }
+}
