@@ -262,17 +262,23 @@ fn describe_setting(p: &ParamSetting) -> String {
 }
 
 /// Sets parameters through the node's `~/set_parameters` service, as `ros2 param set` does.
+type ParamClient = fieldproof_runtime::Client<SetParametersRequest, SetParametersResponse>;
+
+/// The `~/set_parameters` client of a node (made during the bring-up, so it has matched
+/// the service before the timeline needs it).
+fn param_client(node: &Node, fqn: &str) -> Result<ParamClient, String> {
+    node.client::<SetParametersRequest, SetParametersResponse>(
+        &format!("{fqn}/set_parameters"),
+        "rcl_interfaces/srv/SetParameters",
+    )
+    .map_err(|e| format!("{fqn}/set_parameters: {e}"))
+}
+
 async fn set_params(
-    node: &Node,
+    client: &ParamClient,
     fqn: &str,
     params: &[(String, ParamSetting)],
 ) -> Result<String, String> {
-    let client = node
-        .client::<SetParametersRequest, SetParametersResponse>(
-            &format!("{fqn}/set_parameters"),
-            "rcl_interfaces/srv/SetParameters",
-        )
-        .map_err(|e| e.to_string())?;
     let req = SetParametersRequest {
         parameter: params
             .iter()
@@ -283,7 +289,7 @@ async fn set_params(
             .collect(),
     };
     let resp = client
-        .call_retry(req, Duration::from_secs(2), 3)
+        .call_retry(req, Duration::from_millis(500), 6)
         .await
         .map_err(|e| format!("{fqn}/set_parameters: {e}"))?;
     let mut done = Vec::new();
@@ -449,7 +455,7 @@ pub fn run(s: &Scenario, o: &RunOptions) -> RunSummary {
     };
     bar.set_style(
         ProgressStyle::with_template(
-            "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} s sim  {msg}",
+            "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} s sim  {prefix}  {msg}",
         )
         .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
@@ -840,6 +846,37 @@ async fn dds_body(
             }
         }
     }
+    // Parameter clients of every node a fault event sets.
+    let mut clients: BTreeMap<String, ParamClient> = BTreeMap::new();
+    for e in &s.timeline {
+        if let Action::Fault { fault, .. } = &e.action {
+            let v = s
+                .vehicles
+                .iter()
+                .find(|v| Some(&v.name) == e.vehicle.as_ref());
+            let ns = v
+                .map(|v| {
+                    if v.namespace.is_empty() {
+                        String::new()
+                    } else {
+                        format!("/{}", v.namespace)
+                    }
+                })
+                .unwrap_or_default();
+            let fqn = format!("{ns}/{}", fault.node);
+            if let std::collections::btree_map::Entry::Vacant(slot) = clients.entry(fqn) {
+                match param_client(node, slot.key()) {
+                    Ok(c) => {
+                        slot.insert(c);
+                    }
+                    Err(err) => {
+                        out.error = Some(err);
+                        return (out, timeline);
+                    }
+                }
+            }
+        }
+    }
     // Readiness.
     bar.set_message("waiting for the processes to be ready");
     let ready_deadline = Instant::now() + Duration::from_secs_f64(s.raw.timeouts.ready_s.get());
@@ -882,6 +919,11 @@ async fn dds_body(
         if let Some(d) = died {
             out.error = Some(d);
             return (out, timeline);
+        }
+        for (fqn, c) in &clients {
+            if !c.service_is_ready() {
+                waiting.push((format!("{fqn}/set_parameters"), false));
+            }
         }
         if waiting.is_empty() && clock_ok {
             break;
@@ -941,6 +983,17 @@ async fn dds_body(
             break;
         }
         bar.set_position(now_s.max(0.0) as u64);
+        {
+            let mut sh = shared.lock().expect("shared");
+            let total = sh.procs.len();
+            let running = sh
+                .procs
+                .iter_mut()
+                .map(|p| p.poll_exit())
+                .filter(Option::is_none)
+                .count();
+            bar.set_prefix(format!("{running}/{total} processes"));
+        }
         let events = {
             let mut latest = Store::new();
             for (topic, m) in &recorder.lock().expect("recorder").latest {
@@ -955,9 +1008,10 @@ async fn dds_body(
             };
             let e = timeline.entries()[i].clone();
             bar.set_message(format!(
-                "{} {}",
+                "{} ({}) {} at {now_s:.1} s",
                 e.name,
-                if end { "ends" } else { "starts" }
+                e.action_name,
+                if end { "ended" } else { "started" }
             ));
             let vname = e.vehicle.clone().unwrap_or_default();
             let veh = topics_of(&vname);
@@ -1021,7 +1075,11 @@ async fn dds_body(
                     if params.is_empty() {
                         Ok("nothing to clear".into())
                     } else {
-                        set_params(node, &format!("{ns}/{}", fault.node), params).await
+                        let fqn = format!("{ns}/{}", fault.node);
+                        match clients.get(&fqn) {
+                            Some(c) => set_params(c, &fqn, params).await,
+                            None => Err(format!("no parameter client for {fqn}")),
+                        }
                     }
                 }
                 (Action::NavigateTo { goal, pose }, false) => {
