@@ -272,7 +272,11 @@ pub async fn run(node: Node, mut sim: Simulation, opts: RunOptions) -> Result<()
     loop {
         if let Some(d) = opts.duration_ns {
             if sim.time_ns() >= d {
-                tracing::info!("simulated {:.3} s, stopping", sim.time_ns() as f64 * 1e-9);
+                tracing::info!(
+                    "simulated {:.3} s ({} messages published), stopping",
+                    sim.time_ns() as f64 * 1e-9,
+                    sink.published
+                );
                 return Ok(());
             }
         }
