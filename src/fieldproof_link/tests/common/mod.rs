@@ -68,7 +68,7 @@ pub fn ping(ns: &str, addr: &str, count: usize, interval_s: f64) -> PingResult {
     PingResult { sent: count, rtts }
 }
 
-/// Receiver-side UDP throughput (bit/s) of `iperf3 -u` from `client_ns` to the server in
+/// Receiver-side and sender-side UDP throughput (bit/s) of `iperf3 -u` from `client_ns` to the server in
 /// `server_ns` at `server_addr`, offering `offered_bps` for `secs`; `reverse` sends the
 /// other way (server to client).
 pub fn iperf_udp(
@@ -78,7 +78,7 @@ pub fn iperf_udp(
     offered_bps: f64,
     secs: u32,
     reverse: bool,
-) -> f64 {
+) -> (f64, f64) {
     // A loaded machine can be slow to start the server, or the control connection can
     // wait behind a previous run's backlog: up to three tries, each reported.
     for attempt in 1..=3 {
@@ -111,7 +111,14 @@ pub fn iperf_udp(
             "-b".into(),
             format!("{}", offered_bps as u64),
         ]);
-        args.extend(["-t".into(), secs.to_string(), "-J".into()]);
+        // Large socket buffers: a receiver descheduled for a moment must not drop.
+        args.extend([
+            "-t".into(),
+            secs.to_string(),
+            "-w".into(),
+            "4M".into(),
+            "-J".into(),
+        ]);
         if reverse {
             args.push("-R".into());
         }
@@ -122,8 +129,11 @@ pub fn iperf_udp(
         let _ = server.kill();
         let _ = server.wait();
         let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_default();
-        if let Some(bps) = v["end"]["sum_received"]["bits_per_second"].as_f64() {
-            return bps;
+        if let (Some(got), Some(sent)) = (
+            v["end"]["sum_received"]["bits_per_second"].as_f64(),
+            v["end"]["sum_sent"]["bits_per_second"].as_f64(),
+        ) {
+            return (got, sent);
         }
         eprintln!(
             "iperf3 attempt {attempt} failed: {}",
