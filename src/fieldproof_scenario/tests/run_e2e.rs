@@ -76,3 +76,47 @@ fn ugv_link_loss_runs_end_to_end() {
     assert_eq!(record["assertions"].as_array().unwrap().len(), 7);
     assert!(fieldproof_link::netns::namespaces_of(record["run_id"].as_str().unwrap()).is_empty());
 }
+
+#[test]
+#[ignore = "needs the suite's binaries and scripts/netns-run"]
+fn a_stack_that_dies_during_the_bring_up_is_named() {
+    in_private_netns();
+    let dir = repo().join("config/scenarios");
+    let f = tempfile::Builder::new()
+        .prefix(".e2e_")
+        .suffix(".yaml")
+        .tempfile_in(&dir)
+        .unwrap();
+    std::fs::write(
+        f.path(),
+        "name: dies\nworld: ../../worlds/depot.yaml\nduration_s: 5s\nvehicles:\n  - { name: ugv1, manifest: ../../robots/ugv_ref/robot.yaml, spawn: spawn_dock, stack: { command: [/bin/false] } }\n",
+    )
+    .unwrap();
+    let s = model::load(f.path()).unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let summary = run::run(
+        &s,
+        &run::RunOptions {
+            out: Some(out.path().join("run")),
+            ..Default::default()
+        },
+    );
+    assert_eq!(summary.exit_code, 2, "{:?}", summary.reasons);
+    assert!(
+        summary.reasons[0].starts_with("ugv1/stack exited during the bring-up"),
+        "{:?}",
+        summary.reasons
+    );
+    let record: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(out.path().join("run/run.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(record["result"]["status"], "error");
+    let stack = record["processes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == "ugv1/stack")
+        .unwrap();
+    assert_eq!(stack["exit_code"], 1);
+}
