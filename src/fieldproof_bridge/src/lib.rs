@@ -7,7 +7,7 @@
 //!   nodes share.
 
 pub mod adapters;
-pub mod faults;
-pub mod node;
 pub mod contract;
+pub mod faults;
 pub mod gen;
+pub mod node;
