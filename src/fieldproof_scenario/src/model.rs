@@ -1141,6 +1141,9 @@ pub fn validate(file: &Path, raw: RawScenario) -> Result<Scenario, ScenarioError
         {
             topics.insert(format!("{ns}/link_state"));
         }
+        if let Some(hb) = heartbeat_topic(v).filter(|_| network.is_some()) {
+            topics.insert(hb);
+        }
     }
     topics.insert(COLLISIONS_TOPIC.to_string());
     let known = known_types(&vehicles, network.is_some());
@@ -1228,6 +1231,24 @@ pub fn known_types(vehicles: &[Vehicle], network: bool) -> BTreeMap<String, Stri
         m.insert(NETWORK_TOPIC.into(), "std_msgs/msg/String".into());
     }
     m
+}
+
+/// The vehicle's heartbeat topic, fully qualified, if its manifest asks for one.
+pub fn heartbeat_topic(v: &Vehicle) -> Option<String> {
+    let hb = v
+        .manifest
+        .runtime
+        .as_ref()?
+        .link
+        .as_ref()?
+        .heartbeat
+        .as_ref()?;
+    let ns = if v.namespace.is_empty() {
+        String::new()
+    } else {
+        format!("/{}", v.namespace)
+    };
+    Some(format!("{ns}/{}", hb.topic.trim_start_matches('/')))
 }
 
 /// The topic the ground station's measurement windows are recorded on.

@@ -925,6 +925,19 @@ async fn dds_body(
                 waiting.push((format!("{fqn}/set_parameters"), false));
             }
         }
+        // Behind a link, the vehicle must hear its ground station before the timeline
+        // starts (discovery over a slow link takes a while): the runner sits in the
+        // vehicle's namespace, so it hears the heartbeat as the vehicle does.
+        if s.network.is_some() {
+            let latest = &recorder.lock().expect("recorder").latest;
+            for v in &s.vehicles {
+                if let Some(hb) = crate::model::heartbeat_topic(v) {
+                    if !latest.contains_key(&hb) {
+                        waiting.push((format!("{}: heartbeat over the link ({hb})", v.name), true));
+                    }
+                }
+            }
+        }
         if waiting.is_empty() && clock_ok {
             break;
         }

@@ -107,10 +107,9 @@ fn a_stack_that_dies_during_the_bring_up_is_named() {
         "{:?}",
         summary.reasons
     );
-    let record: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(out.path().join("run/run.json")).unwrap(),
-    )
-    .unwrap();
+    let record: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.path().join("run/run.json")).unwrap())
+            .unwrap();
     assert_eq!(record["result"]["status"], "error");
     let stack = record["processes"]
         .as_array()
