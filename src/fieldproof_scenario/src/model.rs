@@ -1146,6 +1146,9 @@ pub fn validate(file: &Path, raw: RawScenario) -> Result<Scenario, ScenarioError
         }
     }
     topics.insert(COLLISIONS_TOPIC.to_string());
+    if network.is_some() {
+        topics.insert(NETWORK_TOPIC.to_string());
+    }
     let known = known_types(&vehicles, network.is_some());
     let mut recorded = BTreeMap::new();
     for t in topics {

@@ -591,6 +591,44 @@ pub fn run(s: &Scenario, o: &RunOptions) -> RunSummary {
     drop(sh.shaper.take());
     // Recording.
     let mut rec = recorder.lock().expect("recorder");
+    if s.network.is_some() && s.recorded_topics.contains_key(crate::model::NETWORK_TOPIC) {
+        if let (Some(t0), Some(start)) = (outcome.t0_ns, outcome.timeline_start_unix) {
+            let wall = outcome.timeline_end_unix.map(|e| e - start).unwrap_or(0.0);
+            let speed = if wall > 0.0 && outcome.end_s > 0.0 {
+                outcome.end_s / wall
+            } else {
+                rtf
+            };
+            let text = std::fs::read_to_string(dir.join("network.jsonl")).unwrap_or_default();
+            for line in text.lines() {
+                let Some(t) = serde_json::from_str::<Window>(line).ok().map(|w| w.t) else {
+                    continue;
+                };
+                // Wall clock to simulation time around the timeline's start, at the
+                // speed the simulation ran.
+                let ns = t0 + ((t - start) * speed * 1e9) as i64;
+                let msg = std_msgs::String {
+                    data: line.to_string(),
+                };
+                if let (Ok(bytes), Some(m)) = (cdr::to_bytes(&msg), rec.mcap.as_mut()) {
+                    if let Err(e) = m.write(
+                        crate::model::NETWORK_TOPIC,
+                        std_msgs::String::TYPE_NAME,
+                        ns.max(0) as u64,
+                        &bytes,
+                    ) {
+                        warnings.push(format!("recording: {e}"));
+                        break;
+                    }
+                }
+                rec.samples.push((
+                    crate::model::NETWORK_TOPIC.to_string(),
+                    ns,
+                    serde_json::to_value(&msg).unwrap_or(Json::Null),
+                ));
+            }
+        }
+    }
     let recording = rec.mcap.take().and_then(|r| match r.finish() {
         Ok(s) => Some(s),
         Err(e) => {
@@ -820,6 +858,11 @@ async fn dds_body(
     let t_start = Instant::now();
     // Recorder subscriptions.
     for (topic, ty) in &s.recorded_topics {
+        if s.network.is_some() && topic == crate::model::NETWORK_TOPIC {
+            // Written from network.jsonl at the end: every window, not only those that
+            // crossed the link to the vehicle's side.
+            continue;
+        }
         let r =
             fieldproof_msgs::dispatch!(ty, |T| start_recorder::<T>(node, topic, recorder.clone()));
         match r {

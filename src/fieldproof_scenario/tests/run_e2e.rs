@@ -74,6 +74,25 @@ fn ugv_link_loss_runs_end_to_end() {
     let (summary, record) = run_scenario("ugv_link_loss.yaml");
     assert_eq!(summary.exit_code, 0, "{:?}\n{record:#}", summary.reasons);
     assert_eq!(record["assertions"].as_array().unwrap().len(), 7);
+    // Every measurement window of network.jsonl is in the MCAP.
+    let dir = summary.dir.clone().unwrap();
+    let windows = std::fs::read_to_string(dir.join("network.jsonl"))
+        .unwrap()
+        .lines()
+        .count();
+    assert!(windows > 50, "{windows} windows");
+    assert_eq!(
+        record["recording"]["topics"]["/fieldproof/network"][1],
+        windows
+    );
+    let periods = &record["network"]["periods"]["links"]["ugv1"]["periods"];
+    let profiles: Vec<&str> = periods
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["profile"].as_str().unwrap())
+        .collect();
+    assert_eq!(profiles, ["lte_rural", "drop", "lte_rural"]);
     assert!(fieldproof_link::netns::namespaces_of(record["run_id"].as_str().unwrap()).is_empty());
 }
 
