@@ -126,6 +126,9 @@ pub struct RawVehicle {
     /// The stack to run (default: `goal_driver`).
     #[serde(default)]
     pub stack: Option<StackSpec>,
+    /// Optional sensors to leave out (bridge_gen's `--without`, the simulator's `without`).
+    #[serde(default)]
+    pub without: Vec<String>,
 }
 
 /// A pose in the world: `{ xyz: [x, y, z], yaw_deg: 90 }`.
@@ -1000,10 +1003,16 @@ pub fn validate(file: &Path, raw: RawScenario) -> Result<Scenario, ScenarioError
             namespace: ns.clone(),
             no_clock: true,
             no_robot_state_publisher: true,
+            without: v.without.clone(),
             ..Default::default()
         };
+        let field = if v.without.is_empty() {
+            "manifest"
+        } else {
+            "without"
+        };
         let bundle = fieldproof_bridge::gen::generate(&manifest, &options, &dir.join("bundle"))
-            .map_err(|e| ctx.err(format!("{p}.manifest"), e.to_string()))?;
+            .map_err(|e| ctx.err(format!("{p}.{field}"), e.to_string()))?;
         vehicles.push(Vehicle {
             name: v.name.clone(),
             namespace: ns,

@@ -175,6 +175,9 @@ pub fn plan(
     ];
     for v in &s.vehicles {
         let mut spec = format!("ns={},manifest={}", v.namespace, v.manifest_path.display());
+        if !v.bundle.options.without.is_empty() {
+            spec.push_str(&format!(",without={}", v.bundle.options.without.join("+")));
+        }
         match &v.spawn {
             Some(f) => spec.push_str(&format!(",spawn={f}")),
             None => spec.push_str(&format!(

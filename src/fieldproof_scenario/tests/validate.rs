@@ -247,6 +247,14 @@ fn bad_vehicles_and_network() {
     let e = load_text("name: t\nworld: ../../worlds/depot.yaml\nvehicles:\n  - { name: ugv1, manifest: ../../robots/ugv_nav2/robot.yaml, spawn: spawn_dock }\ntimeline:\n  - { at: 1s, action: link.drop }\n").unwrap_err();
     assert_eq!(e.path(), "timeline[0].action");
     assert!(e.to_string().contains("needs a network section"));
+    let e = load_text("name: t\nworld: ../../worlds/depot.yaml\nvehicles:\n  - { name: ugv1, manifest: ../../robots/ugv_nav2/robot.yaml, spawn: spawn_dock, without: [sonar] }\n").unwrap_err();
+    assert_eq!(e.path(), "vehicles[0].without", "{e}");
+    let ok = load_text("name: t\nworld: ../../worlds/depot.yaml\nvehicles:\n  - { name: ugv1, manifest: ../../robots/ugv_nav2/robot.yaml, spawn: spawn_dock, without: [camera] }\n").unwrap();
+    assert!(ok.vehicles[0]
+        .bundle
+        .nodes
+        .iter()
+        .all(|n| !n.name.starts_with("camera")));
     let e =
         load_text("name: Bad Name\nworld: ../../worlds/depot.yaml\nvehicles: []\n").unwrap_err();
     assert_eq!(e.path(), "name");

@@ -6,7 +6,9 @@
 //!   `goal_pose` (geometry_msgs/msg/PoseStamped, odom frame; reliable, transient local);
 //! - parameter `goal` (`[x, y]` in the odom frame, empty: none) sets it too;
 //! - out: `output` (default `cmd_vel_nav`, geometry_msgs/msg/Twist) at `rate_hz`, and
-//!   `goal_reached` (std_msgs/msg/Bool, latched) on every change.
+//!   `goal_reached` (std_msgs/msg/Bool, latched) on every change;
+//! - once it has seen a scan, a scan older than 0.5 s (simulation time) stops it until
+//!   scans return (a silent lidar is no view of the obstacles).
 //!
 //! ```text
 //! goal_driver --ros-args -r __ns:=/ugv1 -p use_sim_time:=true -p goal:="[18.0, 0.0]"
@@ -69,6 +71,10 @@ fn main() -> std::process::ExitCode {
             }
             let mut pose: Option<Pose2> = None;
             let mut scan: Option<Scan> = None;
+            // A scan older than this (simulation time) is no view of the obstacles: stop.
+            const STALE_SCAN_NS: i64 = 500_000_000;
+            let mut scan_at: i64 = 0;
+            let mut stale_logged = false;
             let mut reached: Option<bool> = None;
             let mut timer = node.timer_hz(node.param_f64("rate_hz"));
             loop {
@@ -90,6 +96,8 @@ fn main() -> std::process::ExitCode {
                             ranges: m.ranges.iter().map(|r| *r as f64).collect(),
                             range_max: m.range_max as f64,
                         });
+                        scan_at = node.clock().now_nanos();
+                        stale_logged = false;
                     }
                     m = goal_sub.recv().fuse() => {
                         let m = m?;
@@ -109,7 +117,17 @@ fn main() -> std::process::ExitCode {
                             look_ahead_m: node.param_f64("look_ahead_m"),
                             ..Settings::default()
                         };
-                        let c = step(&s, p, g, scan.as_ref());
+                        let stale = scan.is_some()
+                            && node.clock().now_nanos() - scan_at > STALE_SCAN_NS;
+                        let c = if stale {
+                            if !stale_logged {
+                                tracing::warn!("no lidar scan for 0.5 s: holding until scans return");
+                                stale_logged = true;
+                            }
+                            fieldproof_stack::Command::STOP
+                        } else {
+                            step(&s, p, g, scan.as_ref())
+                        };
                         out.publish(Twist {
                             linear: Vector3 { x: c.linear, y: 0.0, z: 0.0 },
                             angular: Vector3 { x: 0.0, y: 0.0, z: c.angular },
