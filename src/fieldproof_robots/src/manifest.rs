@@ -232,6 +232,11 @@ pub struct Interface {
     /// Noise figures (default: the sensor's).
     #[serde(default)]
     pub noise: Option<Noise>,
+    /// `true` puts a fault injector (the relay) in front of an output the bridge rule would
+    /// bridge directly (camera images, camera info, point clouds); `false` bridges a
+    /// relay-served output directly. Default: the rule ([`crate::bridge::adapter_for`]).
+    #[serde(default)]
+    pub fault_injector: Option<bool>,
     /// Used by `extends` to drop an inherited output; never true after loading.
     #[serde(default, skip_serializing)]
     pub remove: bool,
@@ -1438,6 +1443,25 @@ fn interface(is: &mut Issues, p: &FieldPath, i: &Interface) {
         }
     }
     qos(is, &p.key("qos"), &i.qos);
+    match i.fault_injector {
+        Some(true)
+            if !crate::bridge::INJECTABLE_TYPES.contains(&i.ros_type.as_str())
+                && !crate::bridge::CAMERA_TYPES.contains(&i.ros_type.as_str()) =>
+        {
+            is.push(
+                &p.key("fault_injector"),
+                format!("the relay cannot serve {}", i.ros_type),
+            )
+        }
+        Some(false) if !crate::bridge::INJECTABLE_TYPES.contains(&i.ros_type.as_str()) => is.push(
+            &p.key("fault_injector"),
+            format!(
+                "{} is not served by the relay: its adapter (or none) follows from the type",
+                i.ros_type
+            ),
+        ),
+        _ => {}
+    }
     if i.remove {
         is.push(
             &p.key("remove"),
@@ -1596,6 +1620,42 @@ sensors:
         assert_eq!(m.name, "mini");
         assert_eq!(m.interfaces().len(), 6);
         assert_eq!(m.drive.command.qos, Qos::default());
+    }
+
+    #[test]
+    fn fault_injector_overrides_the_bridge_rule() {
+        use crate::bridge::{adapter_for, Adapter};
+        let camera = |m: &Manifest| {
+            m.interfaces()
+                .into_iter()
+                .find(|i| i.spec.ros_type == "sensor_msgs/msg/Image")
+                .map(|i| adapter_for(&i))
+                .unwrap()
+        };
+        let scan = |m: &Manifest| {
+            m.interfaces()
+                .into_iter()
+                .find(|i| i.spec.ros_type == "sensor_msgs/msg/LaserScan")
+                .map(|i| adapter_for(&i))
+                .unwrap()
+        };
+        let plain = Manifest::from_yaml("mini.yaml", MINIMAL).unwrap();
+        assert_eq!(
+            camera(&plain),
+            None,
+            "cameras are bridged directly by default"
+        );
+        assert_eq!(scan(&plain), Some(Adapter::Relay));
+        let injected = edited("sensors[2].outputs[0].fault_injector", Some("true"));
+        let injected = Manifest::from_yaml("mini.yaml", &injected).unwrap();
+        assert_eq!(camera(&injected), Some(Adapter::Relay));
+        let direct = edited("sensors[1].outputs[0].fault_injector", Some("false"));
+        let direct = Manifest::from_yaml("mini.yaml", &direct).unwrap();
+        assert_eq!(scan(&direct), None);
+        assert_eq!(
+            reason(&edited("sensors[0].outputs[0].fault_injector", Some("false"))),
+            "sensors[0].outputs[0].fault_injector: sensor_msgs/msg/Imu is not served by the relay: its adapter (or none) follows from the type"
+        );
     }
 
     #[test]

@@ -1138,3 +1138,41 @@ fn a_global_topic_stays_global_and_its_hidden_side_stays_under_the_namespace() {
         .hidden_topics
         .contains(&"/ugv1/_bridge/gps/fix".to_string()));
 }
+
+#[test]
+fn camera_outputs_asking_for_a_fault_injector_get_the_relay() {
+    let m = load_manifest(&std::path::absolute(repo().join("robots/ugv_nav2/robot.yaml")).unwrap())
+        .unwrap();
+    let b = bundle(&m, &opts("ugv1"));
+    for (topic, frame) in [
+        ("/ugv1/camera/image", "camera_optical_link"),
+        ("/ugv1/camera/camera_info", "camera_optical_link"),
+    ] {
+        let node = b
+            .nodes
+            .iter()
+            .find(|n| n.params.get("output") == Some(&Value::from(topic)))
+            .unwrap_or_else(|| panic!("no injector publishes {topic}"));
+        assert_eq!(node.params["ros_frame_id"], Value::from(frame), "{topic}");
+        let hidden = topic.replace("/ugv1/", "/ugv1/_bridge/");
+        assert_eq!(node.params["input"], Value::from(hidden.as_str()));
+        assert!(b.hidden_topics.contains(&hidden), "{hidden}");
+        assert!(node.injector.is_some(), "{topic}: a fault injector");
+    }
+    // The depth image still goes through the relabelling bridge instance, the cloud directly.
+    let provider = |topic: &str| {
+        b.contract
+            .topics
+            .iter()
+            .find(|t| t.topic == topic)
+            .unwrap()
+            .provided_by
+            .clone()
+    };
+    assert_eq!(provider("/ugv1/camera/image"), ["camera_relay"]);
+    assert_eq!(
+        provider("/ugv1/camera/depth/image"),
+        ["ros_gz_bridge_camera_optical_link"]
+    );
+    assert_eq!(provider("/ugv1/camera/points"), ["ros_gz_bridge"]);
+}
