@@ -74,6 +74,7 @@ fn percentile(sorted: &[f64], p: f64) -> f64 {
 }
 
 /// Publishes `count` messages at `rate_hz` on `input` and measures them arriving on `output`.
+#[allow(clippy::too_many_arguments)] // a bench helper: every argument is one knob of the run
 async fn measure<T: RosMessage + MaybeStamped>(
     node: &Node,
     label: &str,
@@ -194,22 +195,24 @@ fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-fn rust_relay(ros_type: &str, input: &str, output: &str) -> Child {
-    Command::new(env!("CARGO_BIN_EXE_relay"))
-        .args(["--ros-args", "--log-level", "warn", "-p"])
-        .arg(format!("ros_type:={ros_type}"))
-        .args([
-            "-p",
-            &format!("input:={input}"),
-            "-p",
-            &format!("output:={output}"),
-        ])
-        .stdout(Stdio::null())
-        .spawn()
-        .expect("start the relay")
+fn rust_relay(ros_type: &str, input: &str, output: &str) -> Running {
+    Running(
+        Command::new(env!("CARGO_BIN_EXE_relay"))
+            .args(["--ros-args", "--log-level", "warn", "-p"])
+            .arg(format!("ros_type:={ros_type}"))
+            .args([
+                "-p",
+                &format!("input:={input}"),
+                "-p",
+                &format!("output:={output}"),
+            ])
+            .stdout(Stdio::null())
+            .spawn()
+            .expect("start the relay"),
+    )
 }
 
-fn python_relay(type_name: &str, input: &str, output: &str) -> Option<Child> {
+fn python_relay(type_name: &str, input: &str, output: &str) -> Option<Running> {
     let python = std::env::var("FIELDPROOF_PYTHON")
         .map(PathBuf::from)
         .unwrap_or_else(|_| root().join(".venv/bin/python"));
@@ -219,14 +222,28 @@ fn python_relay(type_name: &str, input: &str, output: &str) -> Option<Child> {
         .stdout(Stdio::null())
         .spawn()
         .ok()
+        .map(Running)
 }
 
-fn stop(mut child: Child) {
-    let _ = nix::sys::signal::kill(
-        nix::unistd::Pid::from_raw(child.id() as i32),
-        nix::sys::signal::Signal::SIGINT,
-    );
-    let _ = child.wait();
+/// A relay process, stopped (SIGINT, then waited for) when dropped.
+struct Running(Child);
+
+impl Running {
+    fn id(&self) -> u32 {
+        self.0.id()
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let pid = nix::unistd::Pid::from_raw(self.0.id() as i32);
+        let _ = nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGINT);
+        let _ = self.0.wait();
+    }
+}
+
+fn stop(child: Running) {
+    drop(child);
 }
 
 async fn bench(node: Node) -> NodeResult {
