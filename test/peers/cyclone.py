@@ -69,6 +69,20 @@ class SetParametersResponse(IdlStruct, typename="rcl_interfaces::srv::dds_::SetP
     results: sequence[SetParametersResult] = field(default_factory=list)
 
 
+@dataclass
+class GetParametersRequest(IdlStruct, typename="rcl_interfaces::srv::dds_::GetParameters_Request_"):
+    client_guid: uint64 = 0
+    seq: int64 = 0
+    names: sequence[str] = field(default_factory=list)
+
+
+@dataclass
+class GetParametersResponse(IdlStruct, typename="rcl_interfaces::srv::dds_::GetParameters_Response_"):
+    client_guid: uint64 = 0
+    seq: int64 = 0
+    values: sequence[ParameterValue] = field(default_factory=list)
+
+
 def parameter_value(value) -> ParameterValue:
     """A Python value as a ROS ParameterValue (bool, int, float, str)."""
     if isinstance(value, bool):

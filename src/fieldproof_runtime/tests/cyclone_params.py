@@ -11,75 +11,25 @@ import json
 import os
 import sys
 import time
-from dataclasses import dataclass, field
 
 from cyclonedds.core import Policy, Qos
 from cyclonedds.domain import DomainParticipant
-from cyclonedds.idl import IdlStruct
-from cyclonedds.idl.types import float64, int64, sequence, uint8, uint64
 from cyclonedds.pub import DataWriter
 from cyclonedds.sub import DataReader
 from cyclonedds.topic import Topic
 from cyclonedds.util import duration
 
-
-@dataclass
-class ParameterValue(IdlStruct, typename="rcl_interfaces::msg::dds_::ParameterValue_"):
-    type: uint8 = 0
-    bool_value: bool = False
-    integer_value: int64 = 0
-    double_value: float64 = 0.0
-    string_value: str = ""
-    byte_array_value: sequence[uint8] = field(default_factory=list)
-    bool_array_value: sequence[bool] = field(default_factory=list)
-    integer_array_value: sequence[int64] = field(default_factory=list)
-    double_array_value: sequence[float64] = field(default_factory=list)
-    string_array_value: sequence[str] = field(default_factory=list)
-
-
-@dataclass
-class Parameter(IdlStruct, typename="rcl_interfaces::msg::dds_::Parameter_"):
-    name: str = ""
-    value: ParameterValue = field(default_factory=ParameterValue)
-
-
-@dataclass
-class SetParametersResult(IdlStruct, typename="rcl_interfaces::msg::dds_::SetParametersResult_"):
-    successful: bool = False
-    reason: str = ""
-
-
-@dataclass
-class SetRequest(IdlStruct, typename="rcl_interfaces::srv::dds_::SetParameters_Request_"):
-    client_guid: uint64 = 0
-    seq: int64 = 0
-    parameters: sequence[Parameter] = field(default_factory=list)
-
-
-@dataclass
-class SetResponse(IdlStruct, typename="rcl_interfaces::srv::dds_::SetParameters_Response_"):
-    client_guid: uint64 = 0
-    seq: int64 = 0
-    results: sequence[SetParametersResult] = field(default_factory=list)
-
-
-@dataclass
-class GetRequest(IdlStruct, typename="rcl_interfaces::srv::dds_::GetParameters_Request_"):
-    client_guid: uint64 = 0
-    seq: int64 = 0
-    names: sequence[str] = field(default_factory=list)
-
-
-@dataclass
-class GetResponse(IdlStruct, typename="rcl_interfaces::srv::dds_::GetParameters_Response_"):
-    client_guid: uint64 = 0
-    seq: int64 = 0
-    values: sequence[ParameterValue] = field(default_factory=list)
-
-
-@dataclass
-class String(IdlStruct, typename="std_msgs::msg::dds_::String_"):
-    data: str = ""
+# The ROS 2 types shared by every Python peer of the suite live in <repo>/test/peers.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "test"))
+from peers.cyclone import (  # noqa: E402
+    GetParametersRequest as GetRequest,
+    GetParametersResponse as GetResponse,
+    Parameter,
+    ParameterValue,
+    SetParametersRequest as SetRequest,
+    SetParametersResponse as SetResponse,
+)
+from peers.ros_types import String  # noqa: E402
 
 
 CLIENT_ID = 0x0123_4567_89AB_CDEF
