@@ -87,6 +87,24 @@ class Odometry(IdlStruct, typename="nav_msgs::msg::dds_::Odometry_"):
 
 
 @dataclass
+class Transform(IdlStruct, typename="geometry_msgs::msg::dds_::Transform_"):
+    translation: Vector3 = field(default_factory=Vector3)
+    rotation: Quaternion = field(default_factory=Quaternion)
+
+
+@dataclass
+class TransformStamped(IdlStruct, typename="geometry_msgs::msg::dds_::TransformStamped_"):
+    header: Header = field(default_factory=Header)
+    child_frame_id: str = ""
+    transform: Transform = field(default_factory=Transform)
+
+
+@dataclass
+class TFMessage(IdlStruct, typename="tf2_msgs::msg::dds_::TFMessage_"):
+    transforms: sequence[TransformStamped] = field(default_factory=list)
+
+
+@dataclass
 class Imu(IdlStruct, typename="sensor_msgs::msg::dds_::Imu_"):
     header: Header = field(default_factory=Header)
     orientation: Quaternion = field(default_factory=Quaternion)

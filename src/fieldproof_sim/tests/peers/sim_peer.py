@@ -3,77 +3,26 @@ the GNSS fix, tf_static and a camera image with ROS 2's DDS type names, drives t
 through its hidden command topic, and prints one JSON line of what it saw.
 
 Usage: sim_peer.py NAMESPACE (ROS_DOMAIN_ID from the environment; run inside scripts/netns-run).
-The types are written from the .msg definitions, independently of our Rust types."""
+The types (test/peers/ros_types.py) are written from the .msg definitions, independently of
+our Rust types."""
 
 import json
 import os
 import sys
 import time
-from dataclasses import dataclass, field
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "../../../../test"))
 
 from cyclonedds.core import Policy, Qos  # noqa: E402
 from cyclonedds.domain import DomainParticipant  # noqa: E402
-from cyclonedds.idl import IdlStruct  # noqa: E402
-from cyclonedds.idl.types import array, float64, sequence  # noqa: E402
 from cyclonedds.pub import DataWriter  # noqa: E402
 from cyclonedds.sub import DataReader  # noqa: E402
 from cyclonedds.topic import Topic  # noqa: E402
 from cyclonedds.util import duration  # noqa: E402
 
-from peers.ros_types import Clock, Header, Image, LaserScan, NavSatFix, Quaternion, Twist, Vector3  # noqa: E402
-
-
-@dataclass
-class Point(IdlStruct, typename="geometry_msgs::msg::dds_::Point_"):
-    x: float64 = 0.0
-    y: float64 = 0.0
-    z: float64 = 0.0
-
-
-@dataclass
-class Pose(IdlStruct, typename="geometry_msgs::msg::dds_::Pose_"):
-    position: Point = field(default_factory=Point)
-    orientation: Quaternion = field(default_factory=Quaternion)
-
-
-@dataclass
-class PoseWithCovariance(IdlStruct, typename="geometry_msgs::msg::dds_::PoseWithCovariance_"):
-    pose: Pose = field(default_factory=Pose)
-    covariance: array[float64, 36] = field(default_factory=lambda: [0.0] * 36)
-
-
-@dataclass
-class TwistWithCovariance(IdlStruct, typename="geometry_msgs::msg::dds_::TwistWithCovariance_"):
-    twist: Twist = field(default_factory=Twist)
-    covariance: array[float64, 36] = field(default_factory=lambda: [0.0] * 36)
-
-
-@dataclass
-class Odometry(IdlStruct, typename="nav_msgs::msg::dds_::Odometry_"):
-    header: Header = field(default_factory=Header)
-    child_frame_id: str = ""
-    pose: PoseWithCovariance = field(default_factory=PoseWithCovariance)
-    twist: TwistWithCovariance = field(default_factory=TwistWithCovariance)
-
-
-@dataclass
-class Transform(IdlStruct, typename="geometry_msgs::msg::dds_::Transform_"):
-    translation: Vector3 = field(default_factory=Vector3)
-    rotation: Quaternion = field(default_factory=Quaternion)
-
-
-@dataclass
-class TransformStamped(IdlStruct, typename="geometry_msgs::msg::dds_::TransformStamped_"):
-    header: Header = field(default_factory=Header)
-    child_frame_id: str = ""
-    transform: Transform = field(default_factory=Transform)
-
-
-@dataclass
-class TFMessage(IdlStruct, typename="tf2_msgs::msg::dds_::TFMessage_"):
-    transforms: sequence[TransformStamped] = field(default_factory=list)
+from peers.ros_types import (  # noqa: E402
+    Clock, Image, LaserScan, NavSatFix, Odometry, TFMessage, Twist, Vector3,
+)
 
 
 def qos(reliable=True, depth=10, transient_local=False):
