@@ -58,6 +58,15 @@ def test_setup_bash_puts_every_package_on_ament_prefix_path(install_dir):
         assert str(install_dir / pkg) in prefixes, pkg
 
 
+def test_setup_bash_puts_the_fieldproof_command_on_path(install_dir):
+    # The README's commands (scripts/demo) run `fieldproof` after sourcing the tree.
+    found = subprocess.run(
+        ["bash", "-c", f"source {install_dir}/setup.bash && command -v fieldproof"],
+        check=True, capture_output=True, text=True,
+    ).stdout.strip()
+    assert found == str(install_dir / "fieldproof_tools/lib/fieldproof_tools/fieldproof")
+
+
 def test_fieldproof_exec_resolves_like_ros2_run(install_dir):
     env = sourced_env(install_dir)
     fieldproof = install_dir / "fieldproof_tools/lib/fieldproof_tools/fieldproof"

@@ -127,6 +127,32 @@ where
     F: FnOnce(Node) -> Fut,
     Fut: Future<Output = NodeResult>,
 {
+    run_node(cfg, body, false)
+}
+
+/// As [`run`], but the body is never cut short: SIGINT/SIGTERM only request the shutdown
+/// ([`Node::shutdown_requested`] resolves), and the run ends when the body returns. For
+/// bodies that must finish their work (write their evidence, hand back their state).
+pub fn run_to_completion<F, Fut>(cfg: NodeConfig, body: F) -> Result<(), RunError>
+where
+    F: FnOnce(Node) -> Fut,
+    Fut: Future<Output = NodeResult>,
+{
+    run_node(cfg, body, true)
+}
+
+fn signal_name(s: Option<std::io::Result<async_signal::Signal>>) -> &'static str {
+    match s {
+        Some(Ok(async_signal::Signal::Int)) => "SIGINT",
+        _ => "SIGTERM",
+    }
+}
+
+fn run_node<F, Fut>(cfg: NodeConfig, body: F, to_completion: bool) -> Result<(), RunError>
+where
+    F: FnOnce(Node) -> Fut,
+    Fut: Future<Output = NodeResult>,
+{
     let rosout_slot = logging::init(cfg.logger_name(), cfg.log_level(), cfg.stderr_logs());
     // Signals first: a SIGTERM during setup must not kill us with the participant open.
     let mut signals =
@@ -153,15 +179,27 @@ where
         let r = smol::block_on(ex.run(async {
             let body = body(node.clone()).fuse();
             futures::pin_mut!(body);
+            if to_completion {
+                let relay = async {
+                    while let Some(sig) = signals.next().await {
+                        tracing::info!("{} received, finishing", signal_name(Some(sig)));
+                        node.shutdown();
+                    }
+                    futures::future::pending::<()>().await
+                }
+                .fuse();
+                futures::pin_mut!(relay);
+                return futures::select! {
+                    r = body => r.map_err(RunError::Body),
+                    _ = relay => Ok(()),
+                };
+            }
             let stop = node.shutdown_requested().fuse();
             futures::pin_mut!(stop);
             futures::select! {
                 r = body => r.map_err(RunError::Body),
                 s = signals.next().fuse() => {
-                    tracing::info!("{} received, shutting down", match s {
-                        Some(Ok(async_signal::Signal::Int)) => "SIGINT",
-                        _ => "SIGTERM",
-                    });
+                    tracing::info!("{} received, shutting down", signal_name(s));
                     Ok(())
                 }
                 _ = stop => Ok(()),

@@ -3,13 +3,17 @@
 //! - [`model`]: the scenario file, validated with field-path errors before anything runs;
 //! - [`timeline`]: the timeline engine (at / after / when / every in simulation time);
 //! - [`store`] + [`assertions`]: recorded samples and the assertions evaluated over them;
-//! - [`evidence`]: run.json, the MCAP recording + rosbag2 metadata.yaml, report.md/html.
+//! - [`evidence`]: run.json, the MCAP recording + rosbag2 metadata.yaml, report.md/html;
+//! - [`plan`] + [`run`]: the processes of a run and the orchestrator; [`interrupt`] (signals
+//!   at any phase end in the same teardown) and [`resources`] (CPU and memory).
 
 pub mod assertions;
 pub mod duration;
 pub mod evidence;
+pub mod interrupt;
 pub mod model;
 pub mod plan;
+pub mod resources;
 pub mod run;
 pub mod store;
 pub mod timeline;

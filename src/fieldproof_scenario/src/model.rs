@@ -129,6 +129,11 @@ pub struct RawVehicle {
     /// Optional sensors to leave out (bridge_gen's `--without`, the simulator's `without`).
     #[serde(default)]
     pub without: Vec<String>,
+    /// Run the manifest's failsafe (`link_monitor`, from `runtime.link`) in the velocity
+    /// chain (default: true when the manifest has one). `false` runs the vehicle without
+    /// it: the stack drives the base directly, as a vehicle whose failsafe is disabled.
+    #[serde(default)]
+    pub failsafe: Option<bool>,
 }
 
 /// A pose in the world: `{ xyz: [x, y, z], yaw_deg: 90 }`.
@@ -166,7 +171,8 @@ pub struct CustomStack {
     #[serde(default)]
     pub command: Option<Vec<String>>,
     /// The topic the stack publishes its velocity commands on (default `cmd_vel_nav`,
-    /// which link_monitor reads).
+    /// which link_monitor reads; without a failsafe, the base's command topic). A launch
+    /// file gets it as the argument `cmd_vel:=<topic>`.
     #[serde(default)]
     pub cmd_vel: Option<String>,
 }
@@ -672,6 +678,10 @@ pub struct Vehicle {
     pub pose: PoseSpec,
     /// The stack.
     pub stack: Stack,
+    /// Whether `link_monitor` runs between the stack and the base.
+    pub failsafe: bool,
+    /// The topic the stack publishes its velocity commands on (relative to the namespace).
+    pub stack_cmd_vel: String,
     /// The bridge bundle plan (in memory; written at run time).
     pub bundle: fieldproof_bridge::gen::Bundle,
 }
@@ -776,6 +786,19 @@ impl Ctx<'_> {
             message: message.into(),
         }
     }
+}
+
+/// The topic a stack publishes its velocity commands on when a failsafe follows it.
+pub const DEFAULT_STACK_CMD_VEL: &str = "cmd_vel_nav";
+
+/// A relative ROS topic name: segments of `[A-Za-z0-9_]`, not starting with a digit.
+fn is_topic_name(s: &str) -> bool {
+    !s.is_empty()
+        && s.split('/').all(|seg| {
+            !seg.is_empty()
+                && seg.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                && !seg.starts_with(|c: char| c.is_ascii_digit())
+        })
 }
 
 fn is_name(s: &str) -> bool {
@@ -999,6 +1022,51 @@ pub fn validate(file: &Path, raw: RawScenario) -> Result<Scenario, ScenarioError
             }
         };
         let stack = stack(&ctx, &p, v.stack.as_ref(), &rel)?;
+        let has_failsafe = manifest
+            .runtime
+            .as_ref()
+            .and_then(|r| r.link.as_ref())
+            .is_some();
+        let failsafe = match v.failsafe {
+            Some(true) if !has_failsafe => {
+                return Err(ctx.err(
+                    format!("{p}.failsafe"),
+                    format!(
+                        "true, but manifest {} has no runtime.link (no failsafe to run)",
+                        v.manifest.display()
+                    ),
+                ))
+            }
+            Some(f) => f,
+            None => has_failsafe,
+        };
+        let custom_cmd_vel = match &v.stack {
+            Some(StackSpec::Custom(c)) => c.cmd_vel.clone(),
+            _ => None,
+        };
+        if let Some(t) = &custom_cmd_vel {
+            if !is_topic_name(t) {
+                return Err(ctx.err(
+                    format!("{p}.stack.cmd_vel"),
+                    format!("\"{t}\" is not a relative ROS topic name"),
+                ));
+            }
+        }
+        let stack_cmd_vel = custom_cmd_vel.unwrap_or_else(|| {
+            if failsafe {
+                DEFAULT_STACK_CMD_VEL.to_string()
+            } else {
+                manifest.drive.command.ros_topic.clone()
+            }
+        });
+        if failsafe && stack_cmd_vel == manifest.drive.command.ros_topic {
+            return Err(ctx.err(
+                format!("{p}.stack.cmd_vel"),
+                format!(
+                    "\"{stack_cmd_vel}\" is the base's command topic, which link_monitor publishes: the stack must publish upstream of the failsafe (default {DEFAULT_STACK_CMD_VEL})"
+                ),
+            ));
+        }
         let options = fieldproof_bridge::gen::Options {
             namespace: ns.clone(),
             no_clock: true,
@@ -1021,6 +1089,8 @@ pub fn validate(file: &Path, raw: RawScenario) -> Result<Scenario, ScenarioError
             spawn: v.spawn.clone(),
             pose,
             stack,
+            failsafe,
+            stack_cmd_vel,
             bundle,
         });
     }
@@ -1212,9 +1282,13 @@ pub fn known_types(vehicles: &[Vehicle], network: bool) -> BTreeMap<String, Stri
         } else {
             format!("/{}", v.namespace)
         };
+        m.insert(
+            format!("{ns}/{}", v.stack_cmd_vel),
+            "geometry_msgs/msg/Twist".to_string(),
+        );
         for (t, ty) in [
             ("link_state", "std_msgs/msg/Bool"),
-            ("cmd_vel_nav", "geometry_msgs/msg/Twist"),
+            (DEFAULT_STACK_CMD_VEL, "geometry_msgs/msg/Twist"),
             ("goal_pose", "geometry_msgs/msg/PoseStamped"),
             ("goal_reached", "std_msgs/msg/Bool"),
         ] {
@@ -1327,6 +1401,15 @@ fn stack(
         },
         Some(StackSpec::Custom(c)) => match (&c.launch, &c.command) {
             (Some(f), None) => {
+                if let Some(reserved) = ["namespace", "cmd_vel"]
+                    .into_iter()
+                    .find(|k| c.args.contains_key(*k))
+                {
+                    return Err(ctx.err(
+                        format!("{p}.stack.args.{reserved}"),
+                        "is set by the runner (the vehicle's namespace; stack.cmd_vel)",
+                    ));
+                }
                 let file = rel(f);
                 if !file.is_file() {
                     return Err(ctx.err(
@@ -1763,8 +1846,12 @@ fn entry(
         "process.kill" => {
             let node = e.node.clone().ok_or_else(|| need("node"))?;
             let mut known: Vec<String> = veh.bundle.nodes.iter().map(|n| n.name.clone()).collect();
-            known.push("link_monitor".into());
-            known.push("stack".into());
+            if veh.failsafe {
+                known.push("link_monitor".into());
+            }
+            if veh.stack != Stack::None {
+                known.push("stack".into());
+            }
             if veh.stack == Stack::GoalDriver {
                 known.push("goal_driver".into());
             }

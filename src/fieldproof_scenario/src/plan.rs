@@ -26,6 +26,9 @@ pub struct ProcSpec {
     /// The node name `process.kill` uses (`imu_adapter`, `goal_driver`, `link_monitor`,
     /// `stack`).
     pub node: Option<String>,
+    /// Whether it is the vehicle's stack (`process.kill` of `stack` finds it whatever its
+    /// node name).
+    pub stack: bool,
     /// The network namespace (`None`: the one the runner's DDS runs in).
     pub netns: Option<String>,
     /// argv (argv[0] absolute).
@@ -127,21 +130,6 @@ pub struct PlanInput<'a> {
     pub radio: Option<(String, Vec<String>)>,
 }
 
-/// The topic the stack publishes its commands on, and whether link_monitor sits after it.
-pub fn command_chain(v: &Vehicle) -> (String, bool) {
-    let failsafe = v
-        .manifest
-        .runtime
-        .as_ref()
-        .and_then(|r| r.link.as_ref())
-        .is_some();
-    if failsafe {
-        ("cmd_vel_nav".into(), true)
-    } else {
-        (v.manifest.drive.command.ros_topic.clone(), false)
-    }
-}
-
 fn ns_arg(v: &Vehicle) -> String {
     format!("__ns:=/{}", v.namespace)
 }
@@ -192,6 +180,7 @@ pub fn plan(
         name: "simulator".into(),
         vehicle: None,
         node: Some("fieldproof_sim".into()),
+        stack: false,
         netns: None,
         argv,
         ready: Ready::Node("/fieldproof_sim".into()),
@@ -221,13 +210,20 @@ pub fn plan(
                 name: format!("{}/{}", v.name, n.name),
                 vehicle: Some(v.name.clone()),
                 node: Some(n.name.clone()),
+                stack: false,
                 netns: netns.clone(),
                 argv,
                 ready: Ready::Node(fqn(v, &n.name)),
             });
         }
-        let (cmd_topic, failsafe) = command_chain(v);
-        if let Some(link) = v.manifest.runtime.as_ref().and_then(|r| r.link.as_ref()) {
+        let cmd_topic = &v.stack_cmd_vel;
+        if let Some(link) = v
+            .manifest
+            .runtime
+            .as_ref()
+            .and_then(|r| r.link.as_ref())
+            .filter(|_| v.failsafe)
+        {
             let hb = link
                 .heartbeat
                 .as_ref()
@@ -237,6 +233,7 @@ pub fn plan(
                 name: format!("{}/link_monitor", v.name),
                 vehicle: Some(v.name.clone()),
                 node: Some("link_monitor".into()),
+                stack: false,
                 netns: netns.clone(),
                 argv: vec![
                     exe("fieldproof_link", "link_monitor")?,
@@ -257,7 +254,6 @@ pub fn plan(
                 ready: Ready::Node(fqn(v, "link_monitor")),
             });
         }
-        let _ = failsafe;
         let stack = match &v.stack {
             Stack::None => None,
             Stack::GoalDriver => Some((
@@ -295,6 +291,7 @@ pub fn plan(
                     "launch".into(),
                     file.display().to_string(),
                     format!("namespace:={}", v.namespace),
+                    format!("cmd_vel:={}", v.stack_cmd_vel),
                 ];
                 argv.extend(args.iter().map(|(k, val)| format!("{k}:={val}")));
                 Some(("stack", argv, Ready::Started))
@@ -306,6 +303,7 @@ pub fn plan(
                 name: format!("{}/{node}", v.name),
                 vehicle: Some(v.name.clone()),
                 node: Some(node.into()),
+                stack: true,
                 netns: netns.clone(),
                 argv,
                 ready,
@@ -347,6 +345,7 @@ pub fn plan(
             name: "ground_station".into(),
             vehicle: None,
             node: Some("ground_station".into()),
+            stack: false,
             netns: Some(radio_ns.clone()),
             argv: vec![
                 exe("fieldproof_link", "ground_station")?,
@@ -445,6 +444,40 @@ mod tests {
         assert!(gs
             .argv
             .contains(&"network_jsonl:=/runs/x/network.jsonl".to_string()));
+    }
+
+    #[test]
+    fn a_launch_file_stack_gets_the_namespace_and_the_command_topic() {
+        let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let s = crate::model::load(&repo.join("config/scenarios/ugv_launch_stack.yaml")).unwrap();
+        let bin = tempfile::tempdir().unwrap();
+        let exes = fake_exes(bin.path());
+        let fieldproof = bin.path().join("fieldproof");
+        std::fs::copy(bin.path().join("relay"), &fieldproof).unwrap();
+        let p = plan(
+            &s,
+            &PlanInput {
+                dir: Path::new("/r"),
+                seed: 0,
+                real_time_factor: 1.0,
+                vehicle_netns: vec![None],
+                radio: None,
+            },
+            &exes,
+        )
+        .unwrap();
+        let stack = p.iter().find(|x| x.name == "ugv1/stack").unwrap();
+        assert!(stack.stack && stack.node.as_deref() == Some("stack"));
+        assert_eq!(stack.argv[0], fieldproof.display().to_string());
+        assert_eq!(stack.argv[1], "launch");
+        assert!(stack.argv[2].ends_with("src/fieldproof_stack/launch/goal_driver.launch.yaml"));
+        assert_eq!(
+            stack.argv[3..],
+            ["namespace:=ugv1", "cmd_vel:=cmd_vel", "max_speed_mps:=0.6"]
+        );
+        // ugv_ref has no failsafe: no link_monitor, the stack drives the base.
+        assert!(p.iter().all(|x| x.name != "ugv1/link_monitor"));
+        assert_eq!(p.iter().filter(|x| x.stack).count(), 1);
     }
 
     #[test]

@@ -12,8 +12,10 @@
 use crate::assertions::{self, holds_latest, Evidence};
 use crate::evidence::recording::Recording;
 use crate::evidence::{self, EntryRecord, PlotInput, ProcessRecord, RunRecord, RunResult};
+use crate::interrupt::Interrupt;
 use crate::model::{Action, ParamSetting, Scenario};
 use crate::plan::{self, Executables, PlanInput, ProcSpec, Ready};
+use crate::resources::Sampler;
 use crate::store::Store;
 use crate::timeline::{Event, Timeline};
 use fieldproof_link::analysis::{self, Change, Window};
@@ -30,6 +32,7 @@ use serde_json::{json, Value as Json};
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Write};
 use std::os::fd::AsFd;
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -60,6 +63,16 @@ pub struct RunSummary {
     pub dir: Option<PathBuf>,
     /// Why it did not pass.
     pub reasons: Vec<String>,
+}
+
+/// Tells a phase of the run: above the progress display, or on stderr without one (a log,
+/// CI, a test waiting for the timeline).
+fn say(bar: &ProgressBar, msg: impl AsRef<str>) {
+    if bar.is_hidden() {
+        eprintln!("fieldproof run: {}", msg.as_ref());
+    } else {
+        bar.println(msg.as_ref());
+    }
 }
 
 fn could_not_run(dir: Option<PathBuf>, why: String) -> RunSummary {
@@ -95,6 +108,10 @@ struct Proc {
     line_seen: Arc<AtomicBool>,
     log: PathBuf,
     exit: Option<std::process::ExitStatus>,
+    /// When it exited, in seconds of the timeline (exits during the timeline only).
+    exited_at_s: Option<f64>,
+    /// The `process.kill` entry that signalled it, and when (seconds of the timeline).
+    killed_by: Option<(String, f64)>,
 }
 
 impl Proc {
@@ -117,8 +134,28 @@ impl Proc {
         }
     }
 
-    fn record(&self) -> ProcessRecord {
+    fn pid(&self) -> Option<i32> {
+        self.child.as_ref().map(|c| c.id() as i32)
+    }
+
+    /// Why an exit during the timeline that no `process.kill` asked for matters: `Err` (the
+    /// run fails) for a failure or a signal, `Ok` (a warning) for a clean exit.
+    fn unexpected_exit(&self) -> Option<Result<String, String>> {
+        let (at, st) = (self.exited_at_s?, self.exit?);
+        if self.killed_by.is_some() {
+            return None;
+        }
+        let what = format!(
+            "{} exited at {at:.2} s of the timeline ({st}), no process.kill asked for it; see {}",
+            self.spec.name,
+            self.log.display()
+        );
+        Some(if st.success() { Ok(what) } else { Err(what) })
+    }
+
+    fn record(&self, sampler: &Sampler) -> ProcessRecord {
         use std::os::unix::process::ExitStatusExt;
+        let usage = self.pid().and_then(|p| sampler.usage(p));
         ProcessRecord {
             name: self.spec.name.clone(),
             netns: self.spec.netns.clone(),
@@ -127,6 +164,13 @@ impl Proc {
             ready_after_s: self.ready_after,
             exit_code: self.exit.and_then(|e| e.code()),
             signal: self.exit.and_then(|e| e.signal()),
+            exited_at_s: self.exited_at_s,
+            killed_by: self
+                .killed_by
+                .as_ref()
+                .map(|(entry, at)| format!("{entry} at {at:.2} s")),
+            cpu_s: usage.map(|u| u.cpu_s),
+            peak_rss_mib: usage.map(|u| u.peak_rss_mib),
             log: Some(self.log.clone()),
         }
     }
@@ -148,7 +192,18 @@ fn spawn(spec: &ProcSpec, current_ns: Option<&str>, logs: &Path) -> Result<Proc,
     cmd.args(&argv[1..])
         .stdin(Stdio::null())
         .stderr(Stdio::from(err_file))
-        .env("RCUTILS_COLORIZED_OUTPUT", "0");
+        .env("RCUTILS_COLORIZED_OUTPUT", "0")
+        // Its own process group: a terminal's Ctrl-C reaches the runner alone, which stops
+        // the processes in order.
+        .process_group(0);
+    // SAFETY: prctl(2) only, between fork and exec. A runner killed outright (SIGKILL)
+    // takes its processes with it.
+    unsafe {
+        cmd.pre_exec(|| {
+            nix::sys::prctl::set_pdeathsig(nix::sys::signal::Signal::SIGKILL)
+                .map_err(std::io::Error::from)
+        });
+    }
     let line_seen = Arc::new(AtomicBool::new(false));
     let wants_line = matches!(spec.ready, Ready::Line(_));
     if wants_line {
@@ -180,6 +235,8 @@ fn spawn(spec: &ProcSpec, current_ns: Option<&str>, logs: &Path) -> Result<Proc,
         line_seen,
         log,
         exit: None,
+        exited_at_s: None,
+        killed_by: None,
     })
 }
 
@@ -371,6 +428,11 @@ struct Shared {
 /// Runs a validated scenario.
 pub fn run(s: &Scenario, o: &RunOptions) -> RunSummary {
     let started_unix = unix_now();
+    // From here on a SIGINT/SIGTERM/SIGHUP ends in the teardown, whatever the phase.
+    let interrupt = match Interrupt::catch() {
+        Ok(i) => i,
+        Err(e) => return could_not_run(None, format!("catching SIGINT/SIGTERM: {e}")),
+    };
     let seed = o.seed.or(s.raw.seed).unwrap_or(0);
     let rtf = o.real_time_factor.or(s.raw.real_time_factor).unwrap_or(1.0);
     if s.network.is_some() && s.vehicles.len() > 1 {
@@ -464,7 +526,17 @@ pub fn run(s: &Scenario, o: &RunOptions) -> RunSummary {
         shaper: None,
         procs: Vec::new(),
     };
+    let mut early_warnings = Vec::new();
     if let Some(net) = &s.network {
+        // Namespaces a killed runner left behind (its label names a dead owner) go first.
+        match fieldproof_link::netns::cleanup_stale() {
+            Ok(gone) if !gone.is_empty() => early_warnings.push(format!(
+                "removed namespaces left by a runner that is gone: {}",
+                gone.join(", ")
+            )),
+            Ok(_) => {}
+            Err(e) => early_warnings.push(format!("cleaning up stale namespaces: {e}")),
+        }
         let backend = fieldproof_link::tc::select_backend(None);
         let names: Vec<String> = s.vehicles.iter().map(|v| v.name.clone()).collect();
         let cfg = EmulatorConfig {
@@ -495,10 +567,18 @@ pub fn run(s: &Scenario, o: &RunOptions) -> RunSummary {
         Ok(r) => recorder.lock().expect("recorder").mcap = Some(r),
         Err(e) => recorder.lock().expect("recorder").error = Some(e.to_string()),
     }
+    say(&bar, format!("run {run_id}: evidence in {}", dir.display()));
     // Processes.
     bar.set_message("starting processes");
     let mut start_error = None;
+    let mut sampler = Sampler::new();
     for spec in &specs {
+        if let Some(sig) = interrupt.caught() {
+            start_error = Some(format!(
+                "interrupted by {sig} during the bring-up (starting the processes)"
+            ));
+            break;
+        }
         match spawn(spec, current_ns.as_deref(), &dir.join("logs")) {
             Ok(p) => shared.procs.push(p),
             Err(e) => {
@@ -511,18 +591,37 @@ pub fn run(s: &Scenario, o: &RunOptions) -> RunSummary {
     let mut outcome = DdsOutcome::default();
     let mut timeline = Timeline::new(s.timeline.clone());
     if start_error.is_none() {
-        let (o2, tl) = run_dds(s, &shared, recorder.clone(), timeline, &bar);
+        let ctx = RunContext {
+            scenario: s,
+            shared: &shared,
+            bar: &bar,
+            interrupt: &interrupt,
+        };
+        let (o2, tl) = run_dds(&ctx, recorder.clone(), timeline, &mut sampler);
         outcome = o2;
         timeline = tl;
     } else {
         outcome.error = start_error;
     }
     bar.set_message("tearing down");
+    say(&bar, "tearing down");
     // Teardown: SIGINT, then SIGKILL after the grace period.
     let mut sh = match Arc::try_unwrap(shared) {
         Ok(m) => m.into_inner().unwrap_or_else(|e| e.into_inner()),
         Err(_) => unreachable!("the DDS part has returned"),
     };
+    let roots: Vec<i32> = sh
+        .procs
+        .iter_mut()
+        .filter_map(|p| {
+            if p.poll_exit().is_none() {
+                p.pid()
+            } else {
+                None
+            }
+        })
+        .collect();
+    sampler.sample(&roots);
     for p in sh.procs.iter().rev() {
         p.signal(nix::sys::signal::Signal::SIGINT);
     }
@@ -542,7 +641,9 @@ pub fn run(s: &Scenario, o: &RunOptions) -> RunSummary {
     let mut network_json = None;
     let mut link_report = None;
     let mut reasons: Vec<String> = Vec::new();
-    let mut warnings = outcome.warnings.clone();
+    let mut warnings = early_warnings;
+    warnings.extend(outcome.warnings.iter().cloned());
+    let resources = sampler.finish();
     if let (Some(net), Some(shaper)) = (&s.network, sh.shaper.as_ref()) {
         let windows: Vec<Window> = std::fs::read_to_string(dir.join("network.jsonl"))
             .unwrap_or_default()
@@ -689,6 +790,13 @@ pub fn run(s: &Scenario, o: &RunOptions) -> RunSummary {
             }
         }
     }
+    for p in &sh.procs {
+        match p.unexpected_exit() {
+            Some(Err(failure)) => reasons.push(failure),
+            Some(Ok(clean)) => warnings.push(clean),
+            None => {}
+        }
+    }
     let exit_code = if let Some(e) = &outcome.error {
         reasons.insert(0, e.clone());
         2
@@ -714,6 +822,7 @@ pub fn run(s: &Scenario, o: &RunOptions) -> RunSummary {
             status: match exit_code {
                 0 => "passed",
                 1 => "failed",
+                _ if interrupt.caught().is_some() => "interrupted",
                 _ => "error",
             }
             .into(),
@@ -734,7 +843,8 @@ pub fn run(s: &Scenario, o: &RunOptions) -> RunSummary {
             .collect(),
         assertions: outcomes,
         network: network_json,
-        processes: sh.procs.iter().map(Proc::record).collect(),
+        processes: sh.procs.iter().map(|p| p.record(&sampler)).collect(),
+        resources: Some(resources),
         recording,
     };
     if let Err(e) = evidence::write_run_json(&dir, &record) {
@@ -786,12 +896,19 @@ pub fn run(s: &Scenario, o: &RunOptions) -> RunSummary {
 
 /// The DDS part: readiness, the timeline, the recording. Runs on this thread (in the
 /// vehicle's namespace) with the runner's own node.
+/// What the DDS part reads of the run.
+struct RunContext<'a> {
+    scenario: &'a Scenario,
+    shared: &'a Arc<Mutex<Shared>>,
+    bar: &'a ProgressBar,
+    interrupt: &'a Interrupt,
+}
+
 fn run_dds(
-    s: &Scenario,
-    shared: &Arc<Mutex<Shared>>,
+    ctx: &RunContext,
     recorder: Arc<Mutex<Recorder>>,
     timeline: Timeline,
-    bar: &ProgressBar,
+    sampler: &mut Sampler,
 ) -> (DdsOutcome, Timeline) {
     let cfg = match NodeBuilder::new("fieldproof_run").resolve(
         [
@@ -818,11 +935,8 @@ fn run_dds(
     let result: Arc<Mutex<Option<(DdsOutcome, Timeline)>>> = Arc::new(Mutex::new(None));
     let slot = result.clone();
     let tl_fallback = timeline.clone();
-    let s = s.clone();
-    let shared2 = shared.clone();
-    let bar = bar.clone();
-    let r = fieldproof_runtime::run(cfg, move |node| async move {
-        let (out, tl) = dds_body(&node, &s, &shared2, recorder, timeline, &bar).await;
+    let r = fieldproof_runtime::run_to_completion(cfg, move |node| async move {
+        let (out, tl) = dds_body(&node, ctx, recorder, timeline, sampler).await;
         *slot.lock().expect("slot") = Some((out, tl));
         Ok(())
     });
@@ -838,7 +952,10 @@ fn run_dds(
         ),
         (None, Ok(())) => (
             DdsOutcome {
-                error: Some("interrupted".into()),
+                error: Some(format!(
+                    "interrupted by {}",
+                    ctx.interrupt.caught().unwrap_or("a signal")
+                )),
                 ..Default::default()
             },
             tl_fallback,
@@ -848,13 +965,19 @@ fn run_dds(
 
 async fn dds_body(
     node: &Node,
-    s: &Scenario,
-    shared: &Arc<Mutex<Shared>>,
+    ctx: &RunContext<'_>,
     recorder: Arc<Mutex<Recorder>>,
     mut timeline: Timeline,
-    bar: &ProgressBar,
+    sampler: &mut Sampler,
 ) -> (DdsOutcome, Timeline) {
+    let (s, shared, bar, interrupt) = (ctx.scenario, ctx.shared, ctx.bar, ctx.interrupt);
     let mut out = DdsOutcome::default();
+    let interrupted = |phase: &str| {
+        format!(
+            "interrupted by {} during {phase}",
+            interrupt.caught().unwrap_or("a signal")
+        )
+    };
     let t_start = Instant::now();
     // Recorder subscriptions.
     for (topic, ty) in &s.recorded_topics {
@@ -959,6 +1082,11 @@ async fn dds_body(
                 }
             }
         }
+        if interrupt.caught().is_some() || node.is_shutting_down() {
+            // Checked before the deaths: a signal may have reached the processes too.
+            out.error = Some(interrupted("the bring-up"));
+            return (out, timeline);
+        }
         if let Some(d) = died {
             out.error = Some(d);
             return (out, timeline);
@@ -1014,10 +1142,18 @@ async fn dds_body(
         ));
         futures::select! {
             _ = smol::Timer::after(Duration::from_millis(100)).fuse() => {}
-            _ = node.shutdown_requested().fuse() => { out.error = Some("interrupted".into()); return (out, timeline); }
+            _ = node.shutdown_requested().fuse() => { out.error = Some(interrupted("the bring-up")); return (out, timeline); }
         }
     }
     // The timeline.
+    say(
+        bar,
+        format!(
+            "ready after {:.1} s; timeline started ({} s of simulation time)",
+            t_start.elapsed().as_secs_f64(),
+            s.duration_s
+        ),
+    );
     let clock = node.clock();
     let t0 = clock.now_nanos();
     out.t0_ns = Some(t0);
@@ -1025,9 +1161,17 @@ async fn dds_body(
     out.timeline_start_unix = Some(start_unix);
     let run_deadline = t_start + Duration::from_secs_f64(s.raw.timeouts.run_s.get());
     let topics_of = |v: &str| s.vehicles.iter().find(|x| x.name == v);
+    let mut next_sample = Instant::now();
     loop {
         let now_s = (clock.now_nanos() - t0) as f64 / 1e9;
         if now_s >= s.duration_s {
+            break;
+        }
+        if interrupt.caught().is_some() || node.is_shutting_down() {
+            out.error = Some(interrupted(&format!(
+                "the timeline, at {now_s:.1} of {} s",
+                s.duration_s
+            )));
             break;
         }
         if Instant::now() > run_deadline {
@@ -1042,13 +1186,33 @@ async fn dds_body(
         {
             let mut sh = shared.lock().expect("shared");
             let total = sh.procs.len();
-            let running = sh
-                .procs
-                .iter_mut()
-                .map(|p| p.poll_exit())
-                .filter(Option::is_none)
-                .count();
-            bar.set_prefix(format!("{running}/{total} processes"));
+            let mut running = Vec::new();
+            for p in sh.procs.iter_mut() {
+                let was_running = p.exit.is_none();
+                match p.poll_exit() {
+                    None => running.extend(p.pid()),
+                    Some(st) if was_running => {
+                        p.exited_at_s = Some(now_s);
+                        say(
+                            bar,
+                            format!(
+                                "{} exited at {now_s:.2} s of the timeline ({st}){}",
+                                p.spec.name,
+                                p.killed_by
+                                    .as_ref()
+                                    .map(|(e, _)| format!(", after {e}"))
+                                    .unwrap_or_default()
+                            ),
+                        );
+                    }
+                    Some(_) => {}
+                }
+            }
+            if Instant::now() >= next_sample {
+                sampler.sample(&running);
+                next_sample += Duration::from_secs(1);
+            }
+            bar.set_prefix(format!("{}/{total} processes", running.len()));
         }
         let events = {
             let mut latest = Store::new();
@@ -1171,16 +1335,26 @@ async fn dds_body(
                         "INT" => nix::sys::signal::Signal::SIGINT,
                         _ => nix::sys::signal::Signal::SIGTERM,
                     };
-                    let sh = shared.lock().expect("shared");
-                    match sh.procs.iter().find(|p| {
+                    let mut sh = shared.lock().expect("shared");
+                    let target = sh.procs.iter_mut().find(|p| {
                         p.spec.vehicle.as_deref() == Some(vname.as_str())
-                            && p.spec.node.as_deref() == Some(n.as_str())
-                    }) {
-                        Some(p) => {
-                            p.signal(sig);
-                            Ok(format!("sent SIG{signal} to {}", p.spec.name))
-                        }
+                            && (p.spec.node.as_deref() == Some(n.as_str())
+                                || (n == "stack" && p.spec.stack))
+                    });
+                    match target {
                         None => Err(format!("no process {n} of {vname}")),
+                        Some(p) => match p.poll_exit() {
+                            Some(st) => Err(format!("{} had already exited ({st})", p.spec.name)),
+                            None => {
+                                p.signal(sig);
+                                p.killed_by = Some((e.name.clone(), now_s));
+                                Ok(format!(
+                                    "sent SIG{signal} to {} (pid {})",
+                                    p.spec.name,
+                                    p.pid().unwrap_or_default()
+                                ))
+                            }
+                        },
                     }
                 }
                 (_, true) => Ok(String::new()),
@@ -1194,7 +1368,7 @@ async fn dds_body(
         }
         futures::select! {
             _ = smol::Timer::after(Duration::from_millis(20)).fuse() => {}
-            _ = node.shutdown_requested().fuse() => { out.error = Some("interrupted".into()); break; }
+            _ = node.shutdown_requested().fuse() => {}
         }
     }
     out.end_s = ((clock.now_nanos() - t0) as f64 / 1e9)
@@ -1268,6 +1442,47 @@ mod tests {
             &goal,
         );
         assert_eq!((x, y), (-14.0, 1.0));
+    }
+
+    fn finished(script: &str, dir: &Path) -> Proc {
+        let spec = ProcSpec {
+            name: "ugv1/imu_adapter".into(),
+            vehicle: Some("ugv1".into()),
+            node: Some("imu_adapter".into()),
+            stack: false,
+            netns: None,
+            argv: vec!["sh".into(), "-c".into(), script.into()],
+            ready: Ready::Started,
+        };
+        let mut p = spawn(&spec, None, dir).unwrap();
+        p.exit = p.child.as_mut().unwrap().wait().ok();
+        p
+    }
+
+    #[test]
+    fn exits_during_the_timeline_fail_the_run_unless_asked_for() {
+        let logs = tempfile::tempdir().unwrap();
+        // Before the timeline (or still running): nothing to say here.
+        let mut p = finished("exit 3", logs.path());
+        assert_eq!(p.unexpected_exit(), None);
+        // A failure nobody asked for fails the run, naming the process and the time.
+        p.exited_at_s = Some(12.5);
+        let why = p.unexpected_exit().unwrap().unwrap_err();
+        assert!(
+            why.starts_with("ugv1/imu_adapter exited at 12.50 s of the timeline (exit status: 3)"),
+            "{why}"
+        );
+        // Asked for by process.kill: reported with the process, not a failure.
+        p.killed_by = Some(("kill_imu".into(), 12.4));
+        assert_eq!(p.unexpected_exit(), None);
+        assert_eq!(
+            p.record(&Sampler::new()).killed_by.as_deref(),
+            Some("kill_imu at 12.40 s")
+        );
+        // A clean exit is a warning.
+        let mut p = finished("exit 0", logs.path());
+        p.exited_at_s = Some(3.0);
+        assert!(p.unexpected_exit().unwrap().is_ok());
     }
 
     #[test]

@@ -6,7 +6,8 @@ use fieldproof_msgs::geometry_msgs::{Twist, Vector3};
 use fieldproof_msgs::nav_msgs::Odometry;
 use fieldproof_msgs::{cdr, std_msgs};
 use fieldproof_scenario::evidence::recording::Recording;
-use fieldproof_scenario::evidence::{self, PlotInput, RunRecord, RunResult};
+use fieldproof_scenario::evidence::{self, PlotInput, ProcessRecord, RunRecord, RunResult};
+use fieldproof_scenario::resources::RunResources;
 use fieldproof_scenario::store::Store;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -204,8 +205,43 @@ fn run_json_and_reports() {
              "measurement": {"latency_ms": null, "replies": 0, "sent": 290}, "expected": {"latency_ms": 0.0},
              "verdict": "passed"}]}}}}),
         ),
-        processes: vec![],
+        processes: vec![
+            ProcessRecord {
+                name: "ugv1/link_monitor".into(),
+                netns: Some("fp-r1-v-ugv1".into()),
+                command: vec!["link_monitor".into()],
+                pid: Some(41),
+                ready_after_s: Some(1.25),
+                exit_code: None,
+                signal: Some(9),
+                exited_at_s: Some(6.02),
+                killed_by: Some("kill_failsafe at 6.01 s".into()),
+                cpu_s: Some(0.5),
+                peak_rss_mib: Some(14.25),
+                log: None,
+            },
+            ProcessRecord {
+                name: "ugv1/imu_adapter".into(),
+                netns: Some("fp-r1-v-ugv1".into()),
+                command: vec!["imu_adapter".into()],
+                pid: Some(42),
+                ready_after_s: Some(1.0),
+                exit_code: Some(101),
+                signal: None,
+                exited_at_s: Some(12.5),
+                killed_by: None,
+                cpu_s: Some(1.5),
+                peak_rss_mib: Some(16.0),
+                log: None,
+            },
+        ],
         recording: None,
+        resources: Some(RunResources {
+            processes_cpu_s: 30.0,
+            runner_cpu_s: 6.0,
+            peak_rss_mib: 180.4,
+            samples: 50,
+        }),
     };
     let p = evidence::write_run_json(dir.path(), &record).unwrap();
     let back: serde_json::Value =
@@ -243,6 +279,14 @@ fn run_json_and_reports() {
     assert!(md.contains("came no closer than 3.00 m"));
     assert!(md.contains("| ugv1 | drop | link_outage (link.drop) | 8.00 to 38.00 |"));
     assert!(md.contains("![trajectory](plots/trajectory.svg)"));
+    assert!(md.contains(
+        "| ugv1/link_monitor | fp-r1-v-ugv1 | 1.2 | at 6.02 s, after kill_failsafe at 6.01 s | signal 9 | 0.50 | 14.2 |"
+    ));
+    assert!(md.contains("| ugv1/imu_adapter | fp-r1-v-ugv1 | 1.0 | at 12.50 s, UNEXPECTED | 101 |"));
+    assert!(md.contains(
+        "Whole run: 60.0 s of wall clock; CPU 30.0 s in the processes and 6.0 s in the runner (60 % of one core on average); peak memory 180 MiB"
+    ));
     let html = std::fs::read_to_string(dir.path().join("report.html")).unwrap();
     assert_eq!(html.matches("<svg").count(), 3);
+    assert!(html.contains("<td>at 12.50 s, UNEXPECTED</td>"));
 }

@@ -1,17 +1,29 @@
 //! End-to-end runs: the real simulator, bridge adapters, failsafe, stack and (with a
 //! network) link shaper and ground station, started by the runner.
 //!
-//! They need the suite's binaries beside the test binary and a private network namespace:
+//! They need the suite's binaries beside the test binary (the launch-file stack: the colcon
+//! install tree too) and a private network namespace:
 //! ```text
-//! CARGO_TARGET_DIR=... cargo build -p fieldproof_sim -p fieldproof_bridge -p fieldproof_link -p fieldproof_stack
+//! scripts/build
 //! scripts/netns-run cargo test -p fieldproof_scenario --test run_e2e -- --ignored --test-threads 1
 //! ```
 
 use fieldproof_scenario::{model, run};
-use std::path::Path;
+use serde_json::Value as Json;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
 
-fn repo() -> std::path::PathBuf {
+fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// A scenario of the tests (`tests/scenarios/`), not one of the examples.
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/scenarios")
+        .join(name)
 }
 
 fn in_private_netns() {
@@ -22,9 +34,13 @@ fn in_private_netns() {
     );
 }
 
-fn run_scenario(name: &str) -> (run::RunSummary, serde_json::Value) {
+fn read_json(path: &Path) -> Json {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+fn run_file(file: &Path) -> (run::RunSummary, Json) {
     in_private_netns();
-    let s = model::load(&repo().join("config/scenarios").join(name)).unwrap();
+    let s = model::load(file).unwrap();
     let out = tempfile::tempdir().unwrap().keep().join("run");
     let summary = run::run(
         &s,
@@ -33,9 +49,188 @@ fn run_scenario(name: &str) -> (run::RunSummary, serde_json::Value) {
             ..Default::default()
         },
     );
-    let record: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap();
-    (summary, record)
+    (summary, read_json(&out.join("run.json")))
+}
+
+fn run_scenario(name: &str) -> (run::RunSummary, Json) {
+    run_file(&repo().join("config/scenarios").join(name))
+}
+
+/// A copy of a scenario beside it (its relative paths still hold), edited by `edit`.
+fn variant(file: &Path, edit: impl Fn(String) -> String) -> tempfile::NamedTempFile {
+    let f = tempfile::Builder::new()
+        .prefix(".e2e_")
+        .suffix(".yaml")
+        .tempfile_in(file.parent().unwrap())
+        .unwrap();
+    std::fs::write(f.path(), edit(std::fs::read_to_string(file).unwrap())).unwrap();
+    f
+}
+
+/// The names of the assertions that passed (`true`) or failed (`false`).
+fn assertions_with(record: &Json, passed: bool) -> Vec<String> {
+    record["assertions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|a| a["passed"] == passed)
+        .map(|a| a["name"].as_str().unwrap().to_string())
+        .collect()
+}
+
+fn process<'a>(record: &'a Json, name: &str) -> &'a Json {
+    record["processes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == name)
+        .unwrap_or_else(|| panic!("no process {name} in run.json"))
+}
+
+fn alive(pid: i32) -> bool {
+    // A zombie is gone for our purpose (its parent, a killed runner, never reaped it).
+    procfs::process::Process::new(pid)
+        .and_then(|p| p.stat())
+        .is_ok_and(|st| st.state != 'Z')
+}
+
+/// Every descendant of `pid` (children, their children, ...).
+fn descendants(pid: i32) -> Vec<i32> {
+    let parent_of: Vec<(i32, i32)> = procfs::process::all_processes()
+        .unwrap()
+        .flatten()
+        .filter_map(|p| p.stat().ok())
+        .map(|st| (st.pid, st.ppid))
+        .collect();
+    let mut out = Vec::new();
+    let mut todo = vec![pid];
+    while let Some(p) = todo.pop() {
+        for &(child, parent) in &parent_of {
+            if parent == p {
+                out.push(child);
+                todo.push(child);
+            }
+        }
+    }
+    out
+}
+
+/// `fieldproof run` as a user starts it, in the background, with its stderr read line by
+/// line.
+struct Runner {
+    child: std::process::Child,
+    lines: std::sync::mpsc::Receiver<String>,
+    out: PathBuf,
+}
+
+impl Runner {
+    fn start(scenario: &Path) -> Runner {
+        in_private_netns();
+        // target/<profile>/deps/run_e2e-* -> target/<profile>/fieldproof
+        let exe = std::env::current_exe().unwrap();
+        let fieldproof = exe.parent().unwrap().parent().unwrap().join("fieldproof");
+        assert!(
+            fieldproof.is_file(),
+            "{} (cargo build --workspace)",
+            fieldproof.display()
+        );
+        let out = tempfile::tempdir().unwrap().keep().join("run");
+        let mut child = Command::new(&fieldproof)
+            .arg("run")
+            .arg(scenario)
+            .arg("--out")
+            .arg(&out)
+            .stdin(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let (tx, lines) = std::sync::mpsc::channel();
+        let err = child.stderr.take().unwrap();
+        std::thread::spawn(move || {
+            for l in BufReader::new(err).lines().map_while(Result::ok) {
+                eprintln!("  | {l}");
+                let _ = tx.send(l);
+            }
+        });
+        Runner { child, lines, out }
+    }
+
+    fn pid(&self) -> i32 {
+        self.child.id() as i32
+    }
+
+    /// Waits for a stderr line containing `text`.
+    fn wait_for(&self, text: &str, within: Duration) {
+        let end = Instant::now() + within;
+        while let Some(left) = end.checked_duration_since(Instant::now()) {
+            match self.lines.recv_timeout(left) {
+                Ok(l) if l.contains(text) => return,
+                Ok(_) => {}
+                Err(_) => break,
+            }
+        }
+        panic!("fieldproof run never said {text:?} within {within:?}");
+    }
+
+    fn signal(&self, sig: nix::sys::signal::Signal) {
+        nix::sys::signal::kill(nix::unistd::Pid::from_raw(self.pid()), sig).unwrap();
+    }
+
+    /// Waits for the exit (at most `within`); its exit code.
+    fn wait(&mut self, within: Duration) -> Option<i32> {
+        let end = Instant::now() + within;
+        loop {
+            if let Some(st) = self.child.try_wait().unwrap() {
+                return st.code();
+            }
+            assert!(
+                Instant::now() < end,
+                "fieldproof run still running after {within:?}"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+}
+
+/// The run id, from the label of the namespaces its runner owns.
+fn run_id_of_owner(pid: i32) -> Option<String> {
+    let dir = std::fs::read_dir("/run/fieldproof-link").ok()?;
+    for e in dir.flatten() {
+        let id = e.path().file_stem()?.to_string_lossy().into_owned();
+        if fieldproof_link::netns::read_label(&id).is_some_and(|l| l.owner_pid as i32 == pid) {
+            return Some(id);
+        }
+    }
+    None
+}
+
+/// After an interrupted run: exit 2, status interrupted naming the signal and the phase,
+/// every process it started gone, no namespace of the run left, the evidence written.
+fn assert_interrupted_cleanly(r: &mut Runner, signal: &str, phase: &str) {
+    let code = r.wait(Duration::from_secs(60));
+    assert_eq!(code, Some(2));
+    let record = read_json(&r.out.join("run.json"));
+    assert_eq!(record["result"]["status"], "interrupted", "{record:#}");
+    let reason = record["result"]["reasons"][0].as_str().unwrap();
+    assert!(
+        reason.starts_with(&format!("interrupted by {signal} during {phase}")),
+        "{reason}"
+    );
+    for p in record["processes"].as_array().unwrap() {
+        let pid = p["pid"].as_i64().unwrap() as i32;
+        assert!(!alive(pid), "{} (pid {pid}) still runs", p["name"]);
+        assert!(!p["exit_code"].is_null() || !p["signal"].is_null(), "{p:#}");
+    }
+    let id = record["run_id"].as_str().unwrap();
+    assert_eq!(
+        fieldproof_link::netns::namespaces_of(id),
+        Vec::<String>::new()
+    );
+    assert!(
+        fieldproof_link::netns::read_label(id).is_none(),
+        "label of {id} left"
+    );
+    assert!(r.out.join("report.md").is_file());
 }
 
 #[test]
@@ -44,14 +239,7 @@ fn lidar_dropout_runs_end_to_end() {
     let (summary, record) = run_scenario("ugv_lidar_dropout.yaml");
     let dir = summary.dir.clone().unwrap();
     assert_eq!(summary.exit_code, 0, "{:?}\n{record:#}", summary.reasons);
-    let names: Vec<&str> = record["assertions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|a| a["passed"] == true)
-        .map(|a| a["name"].as_str().unwrap())
-        .collect();
-    assert_eq!(names, ["silent", "back", "before"]);
+    assert_eq!(assertions_with(&record, true), ["silent", "back", "before"]);
     let entry = &record["timeline"][0];
     assert_eq!(entry["name"], "lidar_out");
     assert!(entry["firings"][0]["outcome"]
@@ -94,6 +282,43 @@ fn ugv_link_loss_runs_end_to_end() {
         .collect();
     assert_eq!(profiles, ["lte_rural", "drop", "lte_rural"]);
     assert!(fieldproof_link::netns::namespaces_of(record["run_id"].as_str().unwrap()).is_empty());
+    // The independent reader (Python mcap + mcap-ros2-support) decodes the run's MCAP:
+    // link_state both ways, every network window as JSON of link ugv1.
+    let script = r#"
+import collections, json, sys
+from mcap_ros2.reader import read_ros2_messages
+n = collections.Counter()
+states = set()
+for m in read_ros2_messages(sys.argv[1]):
+    n[m.channel.topic] += 1
+    if m.channel.topic == "/ugv1/link_state":
+        states.add(m.ros_msg.data)
+    if m.channel.topic == "/fieldproof/network":
+        assert json.loads(m.ros_msg.data)["link"] == "ugv1"
+print(n["/ugv1/link_state"], n["/fieldproof/network"], sorted(states))
+"#;
+    let python = std::env::var_os("FIELDPROOF_PYTHON")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo().join(".venv/bin/python"));
+    let o = Command::new(python)
+        .args(["-c", script])
+        .arg(dir.join("recording.mcap"))
+        .output()
+        .expect("the .venv python (scripts/setup) runs");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let topics = &record["recording"]["topics"];
+    assert_eq!(
+        String::from_utf8(o.stdout).unwrap().trim(),
+        format!(
+            "{} {} [False, True]",
+            topics["/ugv1/link_state"][1], topics["/fieldproof/network"][1]
+        )
+    );
+    // The whole run's resources are in the record.
+    let res = &record["resources"];
+    assert!(res["processes_cpu_s"].as_f64().unwrap() > 1.0, "{res}");
+    assert!(res["peak_rss_mib"].as_f64().unwrap() > 50.0, "{res}");
+    assert!(process(&record, "simulator")["cpu_s"].as_f64().unwrap() > 0.0);
 }
 
 #[test]
@@ -137,4 +362,226 @@ fn a_stack_that_dies_during_the_bring_up_is_named() {
         .find(|p| p["name"] == "ugv1/stack")
         .unwrap();
     assert_eq!(stack["exit_code"], 1);
+}
+
+#[test]
+#[ignore = "needs the suite's binaries, root (network namespaces) and scripts/netns-run; ~40 s"]
+fn a_vehicle_without_its_failsafe_fails_naming_the_assertions() {
+    let (summary, record) = run_file(&fixture("ugv_link_loss_no_failsafe.yaml"));
+    assert_eq!(summary.exit_code, 1, "{:?}\n{record:#}", summary.reasons);
+    assert_eq!(assertions_with(&record, false), ["link_lost", "stopped"]);
+    assert_eq!(assertions_with(&record, true), ["no_collision"]);
+    for name in ["link_lost", "stopped"] {
+        assert!(
+            summary
+                .reasons
+                .iter()
+                .any(|r| r.starts_with(&format!("assertion {name}:"))),
+            "{:?}",
+            summary.reasons
+        );
+    }
+    // No failsafe ran: the stack drove the base directly.
+    assert!(record["processes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|p| p["name"] != "ugv1/link_monitor"));
+    let driver = &process(&record, "ugv1/goal_driver")["command"];
+    assert!(driver
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|a| a == "output:=cmd_vel"));
+}
+
+#[test]
+#[ignore = "needs the suite's binaries, root (network namespaces) and scripts/netns-run; ~70 s"]
+fn a_link_that_cannot_match_its_profile_fails_under_fail_and_warns_under_warn() {
+    let file = fixture("link_mismatch.yaml");
+    let (summary, record) = run_file(&file);
+    assert_eq!(summary.exit_code, 1, "{:?}\n{record:#}", summary.reasons);
+    assert_eq!(
+        summary
+            .reasons
+            .iter()
+            .filter(|r| r.starts_with("link ugv1 does not match profile jittery: latency"))
+            .count(),
+        1,
+        "{:?}",
+        summary.reasons
+    );
+    assert_eq!(assertions_with(&record, true), ["odom_rate"]);
+    let period = &record["network"]["periods"]["links"]["ugv1"]["periods"][0];
+    assert_eq!(period["profile"], "jittery");
+    assert_eq!(period["verdict"], "failed", "{period:#}");
+    // The clamped normal's mean: 9.0 ms, its standard error over ~200 probes about 0.6 ms.
+    let latency = period["measurement"]["latency_ms"].as_f64().unwrap();
+    assert!((6.0..12.0).contains(&latency), "{latency}");
+
+    let warn = variant(&file, |t| t.replace("verify: fail", "verify: warn"));
+    let (summary, record) = run_file(warn.path());
+    assert_eq!(summary.exit_code, 0, "{:?}\n{record:#}", summary.reasons);
+    let warnings: Vec<&str> = record["result"]["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w.as_str().unwrap())
+        .collect();
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.starts_with("link.failed: link ugv1 does not match profile jittery")),
+        "{warnings:?}"
+    );
+}
+
+#[test]
+#[ignore = "needs the suite's binaries, root (network namespaces) and scripts/netns-run; ~25 s"]
+fn killing_the_failsafe_is_detected_and_reported() {
+    let (summary, record) = run_file(&fixture("failsafe_kill.yaml"));
+    assert_eq!(summary.exit_code, 0, "{:?}\n{record:#}", summary.reasons);
+    let entry = &record["timeline"][1];
+    assert_eq!(entry["name"], "kill_failsafe");
+    let fired = &entry["firings"][0];
+    assert!(fired["outcome"]
+        .as_str()
+        .unwrap()
+        .starts_with("sent SIGKILL to ugv1/link_monitor (pid "));
+    let killed_at = fired["started_s"].as_f64().unwrap();
+    assert!((6.0..6.5).contains(&killed_at), "{killed_at}");
+    let monitor = process(&record, "ugv1/link_monitor");
+    assert_eq!(monitor["signal"], 9, "{monitor:#}");
+    assert_eq!(
+        monitor["killed_by"],
+        format!("kill_failsafe at {killed_at:.2} s"),
+        "{monitor:#}"
+    );
+    let at = monitor["exited_at_s"].as_f64().unwrap();
+    assert!(
+        (killed_at..killed_at + 0.5).contains(&at),
+        "exit detected at {at} s"
+    );
+    // Every other process lived until the teardown.
+    for p in record["processes"].as_array().unwrap() {
+        if p["name"] != "ugv1/link_monitor" {
+            assert!(p["exited_at_s"].is_null(), "{p:#}");
+        }
+    }
+    let md = std::fs::read_to_string(summary.dir.unwrap().join("report.md")).unwrap();
+    let row = md
+        .lines()
+        .find(|l| l.starts_with("| ugv1/link_monitor |"))
+        .unwrap();
+    assert!(
+        row.contains(&format!("after kill_failsafe at {killed_at:.2} s")),
+        "{row}"
+    );
+}
+
+#[test]
+#[ignore = "needs the colcon install tree (scripts/build), root and scripts/netns-run; ~35 s"]
+fn a_launch_file_stack_runs_from_the_install_tree() {
+    in_private_netns();
+    let setup = repo().join("install/setup.bash");
+    assert!(
+        setup.is_file(),
+        "{}: build it with scripts/build",
+        setup.display()
+    );
+    let scenario = repo().join("config/scenarios/ugv_launch_stack.yaml");
+    let out = tempfile::tempdir().unwrap().keep().join("run");
+    // As a user runs it: the install tree sourced, `fieldproof` from it.
+    let status = Command::new("bash")
+        .args([
+            "-c",
+            r#"source "$1" && fieldproof run "$2" --out "$3""#,
+            "bash",
+        ])
+        .arg(&setup)
+        .arg(&scenario)
+        .arg(&out)
+        .status()
+        .unwrap();
+    let record = read_json(&out.join("run.json"));
+    assert_eq!(status.code(), Some(0), "{record:#}");
+    assert_eq!(
+        assertions_with(&record, true),
+        ["aisle_reached", "speed_limit", "no_collision"]
+    );
+    let stack = process(&record, "ugv1/stack");
+    let argv: Vec<&str> = stack["command"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a.as_str().unwrap())
+        .collect();
+    assert!(
+        argv[0].ends_with("/fieldproof") && argv[1] == "launch",
+        "{argv:?}"
+    );
+    assert!(argv[2].ends_with("goal_driver.launch.yaml"), "{argv:?}");
+    for arg in ["namespace:=ugv1", "cmd_vel:=cmd_vel", "max_speed_mps:=0.6"] {
+        assert!(argv.contains(&arg), "{arg} not in {argv:?}");
+    }
+    // The launcher started the driver (its log carries the launcher's lines).
+    let log = std::fs::read_to_string(stack["log"].as_str().unwrap()).unwrap();
+    assert!(log.contains("goal_driver"), "{log}");
+}
+
+#[test]
+#[ignore = "needs the suite's binaries, root (network namespaces) and scripts/netns-run; ~20 s"]
+fn a_signal_during_the_bring_up_leaves_nothing_behind() {
+    let mut r = Runner::start(&repo().join("config/scenarios/ugv_link_loss.yaml"));
+    // Said once the network is up, right before the processes start.
+    r.wait_for("evidence in", Duration::from_secs(60));
+    assert!(
+        run_id_of_owner(r.pid()).is_some(),
+        "the run's namespaces exist"
+    );
+    r.signal(nix::sys::signal::Signal::SIGINT);
+    assert_interrupted_cleanly(&mut r, "SIGINT", "the bring-up");
+}
+
+#[test]
+#[ignore = "needs the suite's binaries, root (network namespaces) and scripts/netns-run; ~25 s"]
+fn a_signal_during_the_timeline_leaves_nothing_behind() {
+    let mut r = Runner::start(&repo().join("config/scenarios/ugv_link_loss.yaml"));
+    r.wait_for("timeline started", Duration::from_secs(90));
+    std::thread::sleep(Duration::from_secs(3));
+    r.signal(nix::sys::signal::Signal::SIGTERM);
+    assert_interrupted_cleanly(&mut r, "SIGTERM", "the timeline");
+    // What was recorded until then is kept.
+    let record = read_json(&r.out.join("run.json"));
+    assert!(record["recording"]["message_count"].as_u64().unwrap() > 100);
+    assert!(record["timeline"][0]["firings"][0]["outcome"]
+        .as_str()
+        .unwrap()
+        .starts_with("goal goal_east_gate sent"));
+}
+
+#[test]
+#[ignore = "needs the suite's binaries, root (network namespaces) and scripts/netns-run; ~20 s"]
+fn a_killed_runner_takes_its_processes_along_and_its_namespaces_are_cleaned_after() {
+    let mut r = Runner::start(&repo().join("config/scenarios/ugv_link_loss.yaml"));
+    r.wait_for("timeline started", Duration::from_secs(90));
+    let procs = descendants(r.pid());
+    assert!(procs.len() >= 8, "{procs:?}");
+    let id = run_id_of_owner(r.pid()).unwrap();
+    r.signal(nix::sys::signal::Signal::SIGKILL);
+    assert_eq!(r.wait(Duration::from_secs(10)), None, "killed by a signal");
+    // Every process dies with it (their parent-death signal).
+    let end = Instant::now() + Duration::from_secs(10);
+    while procs.iter().any(|&p| alive(p)) && Instant::now() < end {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let left: Vec<i32> = procs.iter().copied().filter(|&p| alive(p)).collect();
+    assert!(left.is_empty(), "still running: {left:?}");
+    // Its namespaces outlive it (they are bind mounts) as a stale run, which the next
+    // `fieldproof run` (or `link_net cleanup --stale`) removes.
+    assert!(fieldproof_link::netns::stale_runs().contains(&id));
+    let removed = fieldproof_link::netns::cleanup_stale().unwrap();
+    assert!(!removed.is_empty());
+    assert!(fieldproof_link::netns::namespaces_of(&id).is_empty());
+    assert!(fieldproof_link::netns::read_label(&id).is_none());
 }

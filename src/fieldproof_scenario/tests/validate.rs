@@ -259,3 +259,53 @@ fn bad_vehicles_and_network() {
         load_text("name: Bad Name\nworld: ../../worlds/depot.yaml\nvehicles: []\n").unwrap_err();
     assert_eq!(e.path(), "name");
 }
+
+#[test]
+fn the_failsafe_and_the_stacks_command_topic() {
+    let veh = |extra: &str, manifest: &str| {
+        format!("name: t\nworld: ../../worlds/depot.yaml\nvehicles:\n  - {{ name: ugv1, manifest: ../../robots/{manifest}/robot.yaml, spawn: spawn_dock{extra} }}\n")
+    };
+    // Default: the manifest's runtime.link decides; the stack publishes upstream of it.
+    let s = load_text(&veh("", "ugv_nav2")).unwrap();
+    assert!(s.vehicles[0].failsafe);
+    assert_eq!(s.vehicles[0].stack_cmd_vel, "cmd_vel_nav");
+    let s = load_text(&veh("", "ugv_ref")).unwrap();
+    assert!(!s.vehicles[0].failsafe);
+    assert_eq!(s.vehicles[0].stack_cmd_vel, "cmd_vel");
+    // Disabled: the stack drives the base; link_monitor is no node to kill any more.
+    let s = load_text(&veh(", failsafe: false", "ugv_nav2")).unwrap();
+    assert!(!s.vehicles[0].failsafe);
+    assert_eq!(s.vehicles[0].stack_cmd_vel, "cmd_vel");
+    let e = load_text(&format!(
+        "{}timeline:\n  - {{ at: 1s, action: process.kill, node: link_monitor }}\n",
+        veh(", failsafe: false", "ugv_nav2")
+    ))
+    .unwrap_err();
+    assert_eq!(e.path(), "timeline[0].node", "{e}");
+    assert!(e
+        .to_string()
+        .contains("\"link_monitor\" is not a node of vehicle ugv1"));
+    // Asked for where the manifest has none.
+    let e = load_text(&veh(", failsafe: true", "ugv_ref")).unwrap_err();
+    assert_eq!(e.path(), "vehicles[0].failsafe");
+    assert!(e.to_string().contains("has no runtime.link"), "{e}");
+    // A custom stack's topic: used, checked, never the failsafe's own output.
+    let launch = ", stack: { launch: ../../src/fieldproof_stack/launch/goal_driver.launch.yaml, cmd_vel: nav/cmd_vel }";
+    let s = load_text(&veh(launch, "ugv_nav2")).unwrap();
+    assert_eq!(s.vehicles[0].stack_cmd_vel, "nav/cmd_vel");
+    assert_eq!(
+        model::known_types(&s.vehicles, false)["/ugv1/nav/cmd_vel"],
+        "geometry_msgs/msg/Twist"
+    );
+    let e = load_text(&veh(&launch.replace("nav/cmd_vel", "cmd_vel"), "ugv_nav2")).unwrap_err();
+    assert_eq!(e.path(), "vehicles[0].stack.cmd_vel");
+    assert!(e.to_string().contains("link_monitor publishes"), "{e}");
+    let e = load_text(&veh(&launch.replace("nav/cmd_vel", "9bad"), "ugv_nav2")).unwrap_err();
+    assert_eq!(e.path(), "vehicles[0].stack.cmd_vel");
+    let e = load_text(&veh(
+        ", stack: { launch: ../../src/fieldproof_stack/launch/goal_driver.launch.yaml, args: { namespace: x } }",
+        "ugv_nav2",
+    ))
+    .unwrap_err();
+    assert_eq!(e.path(), "vehicles[0].stack.args.namespace", "{e}");
+}

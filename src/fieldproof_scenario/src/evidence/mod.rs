@@ -48,6 +48,14 @@ pub struct ProcessRecord {
     pub exit_code: Option<i32>,
     /// The signal that ended it.
     pub signal: Option<i32>,
+    /// When it exited, in seconds of the timeline (exits during the timeline only).
+    pub exited_at_s: Option<f64>,
+    /// The `process.kill` entry that signalled it, and when.
+    pub killed_by: Option<String>,
+    /// CPU time of it and its descendants, as last sampled (s).
+    pub cpu_s: Option<f64>,
+    /// Largest resident set of it and its descendants seen (MiB).
+    pub peak_rss_mib: Option<f64>,
     /// Its log file.
     pub log: Option<PathBuf>,
 }
@@ -58,7 +66,7 @@ pub struct RunResult {
     /// 0 passed, 1 failed (an assertion or a link verdict under verify: fail), 2 could
     /// not run.
     pub exit_code: u8,
-    /// `passed`, `failed` or `error`.
+    /// `passed`, `failed`, `interrupted` (a signal ended it early) or `error`.
     pub status: String,
     /// Why it did not pass, one line each.
     pub reasons: Vec<String>,
@@ -101,6 +109,8 @@ pub struct RunRecord {
     pub network: Option<Json>,
     /// Every process and how it ended.
     pub processes: Vec<ProcessRecord>,
+    /// CPU and memory of the whole run.
+    pub resources: Option<crate::resources::RunResources>,
     /// The recording.
     pub recording: Option<recording::RecordingSummary>,
 }
@@ -322,6 +332,63 @@ fn period_rows(r: &RunRecord) -> Vec<[String; 7]> {
     rows
 }
 
+const PROCESS_HEAD: [&str; 7] = [
+    "process",
+    "netns",
+    "ready after (s)",
+    "exited during the timeline",
+    "exit",
+    "CPU (s)",
+    "peak RSS (MiB)",
+];
+
+fn process_rows(r: &RunRecord) -> Vec<[String; 7]> {
+    let opt =
+        |x: Option<f64>, digits: usize| x.map(|v| format!("{v:.digits$}")).unwrap_or_default();
+    r.processes
+        .iter()
+        .map(|p| {
+            let exit = match (p.exit_code, p.signal) {
+                (Some(c), _) => c.to_string(),
+                (None, Some(sig)) => format!("signal {sig}"),
+                _ => "-".into(),
+            };
+            let during = match (p.exited_at_s, &p.killed_by) {
+                (Some(at), Some(by)) => format!("at {at:.2} s, after {by}"),
+                (Some(at), None) => format!("at {at:.2} s, UNEXPECTED"),
+                (None, _) => String::new(),
+            };
+            [
+                p.name.clone(),
+                p.netns.clone().unwrap_or_default(),
+                opt(p.ready_after_s, 1),
+                during,
+                exit,
+                opt(p.cpu_s, 2),
+                opt(p.peak_rss_mib, 1),
+            ]
+        })
+        .collect()
+}
+
+fn resources_line(r: &RunRecord) -> Option<String> {
+    let res = r.resources.as_ref()?;
+    let wall = r.ended_unix - r.started_unix;
+    Some(format!(
+        "Whole run: {:.1} s of wall clock; CPU {:.1} s in the processes and {:.1} s in the runner ({:.0} % of one core on average); peak memory {:.0} MiB (sum of the resident sets, {} samples).",
+        wall,
+        res.processes_cpu_s,
+        res.runner_cpu_s,
+        if wall > 0.0 {
+            100.0 * (res.processes_cpu_s + res.runner_cpu_s) / wall
+        } else {
+            0.0
+        },
+        res.peak_rss_mib,
+        res.samples
+    ))
+}
+
 /// report.md.
 pub fn report_md(r: &RunRecord, plots: &[(String, String, String)]) -> String {
     let mut s = format!(
@@ -369,22 +436,14 @@ pub fn report_md(r: &RunRecord, plots: &[(String, String, String)]) -> String {
             s += &format!("\nTraffic per link: `{t}`\n");
         }
     }
-    s += "\n## Processes\n\n| process | netns | exit | ready after (s) |\n|---|---|---|---|\n";
-    for p in &r.processes {
-        let exit = match (p.exit_code, p.signal) {
-            (Some(c), _) => c.to_string(),
-            (None, Some(sig)) => format!("signal {sig}"),
-            _ => "-".into(),
-        };
-        s += &format!(
-            "| {} | {} | {} | {} |\n",
-            p.name,
-            p.netns.clone().unwrap_or_default(),
-            exit,
-            p.ready_after_s
-                .map(|x| format!("{x:.1}"))
-                .unwrap_or_default()
-        );
+    s += "\n## Processes\n\n";
+    s += &format!("| {} |\n", PROCESS_HEAD.join(" | "));
+    s += &format!("|{}\n", "---|".repeat(PROCESS_HEAD.len()));
+    for row in process_rows(r) {
+        s += &format!("| {} |\n", row.map(|c| md_cell(&c)).join(" | "));
+    }
+    if let Some(line) = resources_line(r) {
+        s += &format!("\n{line}\n");
     }
     if !plots.is_empty() {
         s += "\n## Plots\n\n";
@@ -490,6 +549,12 @@ pub fn report_html(r: &RunRecord, plots: &[(String, String, String)]) -> String 
             ],
             &periods,
         );
+    }
+    s += "<h2>Processes</h2>";
+    let rows: Vec<Vec<String>> = process_rows(r).into_iter().map(|r| r.to_vec()).collect();
+    s += &html_table(&PROCESS_HEAD, &rows);
+    if let Some(line) = resources_line(r) {
+        s += &format!("<p>{}</p>", esc(&line));
     }
     s += "<h2>Plots</h2>";
     for (title, _, svg) in plots {

@@ -210,6 +210,13 @@ fn spawn(spec: &ProcessSpec) -> std::io::Result<Running> {
         // Its own process group: a terminal's Ctrl-C reaches the launcher, which stops the
         // children in order, rather than every process at once.
         .process_group(0);
+    // SAFETY: prctl(2) only, between fork and exec. A launcher killed outright (SIGKILL,
+    // or its own parent's death signal) takes its children with it.
+    unsafe {
+        command.pre_exec(|| {
+            nix::sys::prctl::set_pdeathsig(Signal::SIGKILL).map_err(std::io::Error::from)
+        });
+    }
     for var in &spec.unset_env {
         command.env_remove(var);
     }

@@ -1,0 +1,212 @@
+//! CPU and memory of a run: each process of the run is sampled with its descendants (a
+//! launch file's children count for the launch), and the run's totals come from the
+//! kernel's own accounting of the runner and its reaped children.
+
+use serde::Serialize;
+use std::collections::{BTreeMap, HashMap};
+
+/// What one process (with its descendants) used, as last sampled.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct Usage {
+    /// CPU time, user + system (s).
+    pub cpu_s: f64,
+    /// Largest resident set seen (MiB).
+    pub peak_rss_mib: f64,
+}
+
+/// The whole run's resources.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct RunResources {
+    /// CPU time of every process the run started, with their descendants, from the kernel's
+    /// accounting once they were reaped (s).
+    pub processes_cpu_s: f64,
+    /// CPU time of the runner itself: recorder, timeline, link emulator (s).
+    pub runner_cpu_s: f64,
+    /// Largest sum of the resident sets of the run's processes and the runner seen at one
+    /// sample (MiB).
+    pub peak_rss_mib: f64,
+    /// Samples taken.
+    pub samples: u64,
+}
+
+/// CPU ticks and resident pages of one process.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Stat {
+    ppid: i32,
+    ticks: u64,
+    rss_pages: u64,
+}
+
+/// Samples the process trees rooted at the run's processes.
+#[derive(Debug)]
+pub struct Sampler {
+    ticks_per_s: f64,
+    page_mib: f64,
+    usage: BTreeMap<i32, Usage>,
+    peak_rss_mib: f64,
+    samples: u64,
+    start_self: (f64, f64),
+}
+
+/// (runner's own CPU, reaped children's CPU) in seconds.
+fn rusage_now() -> (f64, f64) {
+    use nix::sys::resource::{getrusage, UsageWho};
+    let secs = |who| {
+        getrusage(who)
+            .map(|u| {
+                let (a, b) = (u.user_time(), u.system_time());
+                a.tv_sec() as f64
+                    + a.tv_usec() as f64 / 1e6
+                    + b.tv_sec() as f64
+                    + b.tv_usec() as f64 / 1e6
+            })
+            .unwrap_or(0.0)
+    };
+    (secs(UsageWho::RUSAGE_SELF), secs(UsageWho::RUSAGE_CHILDREN))
+}
+
+impl Sampler {
+    /// Starts accounting (the kernel's counters are read as differences from now).
+    pub fn new() -> Self {
+        Sampler {
+            ticks_per_s: procfs::ticks_per_second() as f64,
+            page_mib: procfs::page_size() as f64 / (1024.0 * 1024.0),
+            usage: BTreeMap::new(),
+            peak_rss_mib: 0.0,
+            samples: 0,
+            start_self: rusage_now(),
+        }
+    }
+
+    fn table() -> HashMap<i32, Stat> {
+        let mut t = HashMap::new();
+        if let Ok(all) = procfs::process::all_processes() {
+            for p in all.flatten() {
+                if let Ok(st) = p.stat() {
+                    t.insert(
+                        st.pid,
+                        Stat {
+                            ppid: st.ppid,
+                            ticks: st.utime + st.stime,
+                            rss_pages: st.rss,
+                        },
+                    );
+                }
+            }
+        }
+        t
+    }
+
+    /// Samples the trees of `roots` (pids of running processes) and the runner.
+    pub fn sample(&mut self, roots: &[i32]) {
+        let table = Self::table();
+        let totals = tree_totals(&table, roots);
+        let mut rss_sum = table
+            .get(&(std::process::id() as i32))
+            .map(|s| s.rss_pages as f64 * self.page_mib)
+            .unwrap_or(0.0);
+        for (root, (ticks, pages)) in totals {
+            let rss = pages as f64 * self.page_mib;
+            rss_sum += rss;
+            let u = self.usage.entry(root).or_default();
+            u.cpu_s = u.cpu_s.max(ticks as f64 / self.ticks_per_s);
+            u.peak_rss_mib = u.peak_rss_mib.max(rss);
+        }
+        self.peak_rss_mib = self.peak_rss_mib.max(rss_sum);
+        self.samples += 1;
+    }
+
+    /// What a process's tree used, as last sampled.
+    pub fn usage(&self, pid: i32) -> Option<Usage> {
+        self.usage.get(&pid).copied()
+    }
+
+    /// The run's totals (call after every process was reaped).
+    pub fn finish(&self) -> RunResources {
+        let (me, children) = rusage_now();
+        RunResources {
+            processes_cpu_s: children - self.start_self.1,
+            runner_cpu_s: me - self.start_self.0,
+            peak_rss_mib: self.peak_rss_mib,
+            samples: self.samples,
+        }
+    }
+}
+
+impl Default for Sampler {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// Per root: the CPU ticks and resident pages of it and all its descendants.
+fn tree_totals(table: &HashMap<i32, Stat>, roots: &[i32]) -> BTreeMap<i32, (u64, u64)> {
+    let mut children: HashMap<i32, Vec<i32>> = HashMap::new();
+    for (pid, s) in table {
+        children.entry(s.ppid).or_default().push(*pid);
+    }
+    let mut out = BTreeMap::new();
+    for &root in roots {
+        let Some(_) = table.get(&root) else { continue };
+        let (mut ticks, mut pages) = (0, 0);
+        let mut stack = vec![root];
+        while let Some(pid) = stack.pop() {
+            if let Some(s) = table.get(&pid) {
+                ticks += s.ticks;
+                pages += s.rss_pages;
+            }
+            stack.extend(children.get(&pid).into_iter().flatten().copied());
+        }
+        out.insert(root, (ticks, pages));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_tree_counts_its_descendants_and_no_one_else() {
+        let st = |ppid, ticks, rss_pages| Stat {
+            ppid,
+            ticks,
+            rss_pages,
+        };
+        let table: HashMap<i32, Stat> = [
+            (10, st(1, 100, 1000)), // a launch file
+            (11, st(10, 50, 500)),  // its node
+            (12, st(11, 5, 50)),    // the node's helper
+            (20, st(1, 7, 70)),     // another process of the run
+            (30, st(1, 999, 9999)), // not the run's
+        ]
+        .into_iter()
+        .collect();
+        let t = tree_totals(&table, &[10, 20, 99]);
+        assert_eq!(t[&10], (155, 1550));
+        assert_eq!(t[&20], (7, 70));
+        assert!(!t.contains_key(&99), "a process gone is skipped");
+    }
+
+    #[test]
+    fn sampling_a_real_child_sees_its_memory_and_the_kernel_its_cpu() {
+        let mut s = Sampler::new();
+        // A child that burns about 0.2 s of CPU, then sleeps.
+        let mut child = std::process::Command::new("sh")
+            .args([
+                "-c",
+                "i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done; sleep 0.5",
+            ])
+            .spawn()
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        s.sample(&[child.id() as i32]);
+        let u = s.usage(child.id() as i32).unwrap();
+        assert!(u.peak_rss_mib > 0.1, "{u:?}");
+        child.wait().unwrap();
+        let r = s.finish();
+        assert!(r.processes_cpu_s > 0.0, "{r:?}");
+        assert!(r.peak_rss_mib >= u.peak_rss_mib, "{r:?}");
+        assert_eq!(r.samples, 1);
+    }
+}
