@@ -229,9 +229,14 @@ fn vehicle_to_vehicle_crosses_both_links() {
     let a2 = s.topology().links[1].addr.to_string();
     ping(&l1, &a2, 2, 0.1);
     let r = ping(&l1, &a2, 20, 0.02);
-    // Each way: 10 ms (ugv1's link) + 20 ms (ugv2's): a round trip of 60 ms.
+    // Each way: 10 ms (ugv1's link) + 20 ms (ugv2's): a round trip of 60 ms. The fastest
+    // reply shows the delays add up (one link alone would give 20 or 40 ms; the emulator
+    // never releases early); the mean also carries the host's scheduling under load (CI
+    // runs other tests beside this one), so it only gets a loose bound.
     assert_eq!(r.rtts.len(), 20);
-    assert!((r.mean() - 60.0).abs() < 3.0, "{}", r.mean());
+    let fastest = r.rtts.iter().copied().fold(f64::INFINITY, f64::min);
+    assert!((59.5..63.0).contains(&fastest), "fastest {fastest} ms");
+    assert!(r.mean() < 75.0, "mean {} ms", r.mean());
     // The vehicles resolve each other by name through the run's hosts file.
     let out = std::process::Command::new("ip")
         .args(["netns", "exec", &l1, "getent", "hosts", "ugv2"])

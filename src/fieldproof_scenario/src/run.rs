@@ -894,8 +894,6 @@ pub fn run(s: &Scenario, o: &RunOptions) -> RunSummary {
     }
 }
 
-/// The DDS part: readiness, the timeline, the recording. Runs on this thread (in the
-/// vehicle's namespace) with the runner's own node.
 /// What the DDS part reads of the run.
 struct RunContext<'a> {
     scenario: &'a Scenario,
@@ -904,6 +902,9 @@ struct RunContext<'a> {
     interrupt: &'a Interrupt,
 }
 
+/// The DDS part: readiness, the timeline, the recording. Runs on this thread (in the
+/// vehicle's namespace) with the runner's own node, to completion even on a signal (its
+/// state is the run's evidence).
 fn run_dds(
     ctx: &RunContext,
     recorder: Arc<Mutex<Recorder>>,
