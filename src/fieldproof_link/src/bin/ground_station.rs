@@ -5,7 +5,9 @@
 //!   depth 1) on `/<vehicle>/<heartbeat_topic>` at `heartbeat_rate_hz` (0: none);
 //! - measurement: ICMP echoes from an unprivileged ping socket to every vehicle (16 bytes,
 //!   10/s, given up after 1 s); per link and second one line to `network_jsonl` (if set)
-//!   and on `/fieldproof/network` (`std_msgs/msg/String` with the JSON line).
+//!   and on `/fieldproof/network` (`std_msgs/msg/String` with the JSON line). The probing
+//!   thread runs SCHED_FIFO when allowed (`probe_realtime`), so a loaded host delays neither
+//!   a probe's send nor the reading of its reply.
 //!
 //! Vehicle addresses: `addresses` (same order as `vehicles`) or, when empty, the vehicle
 //! names resolved through the namespace's hosts file. Prints `{"ready": true}` on stdout
@@ -16,6 +18,7 @@
 //! ```
 
 use fieldproof_link::probe::run_probers;
+use fieldproof_link::sys;
 use fieldproof_runtime::msgs::{builtin_interfaces::Time, std_msgs};
 use fieldproof_runtime::{qos, tracing, NodeBuilder, Param};
 use futures::FutureExt;
@@ -24,6 +27,10 @@ use std::net::{Ipv4Addr, SocketAddr, ToSocketAddrs};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+/// SCHED_FIFO priority of the probing thread: below the link emulator's forwarding
+/// threads, so a link's own timing comes first.
+const PROBE_PRIORITY: i32 = 5;
 
 fn resolve(vehicle: &str, given: Option<&String>) -> Result<Ipv4Addr, String> {
     if let Some(a) = given {
@@ -88,6 +95,14 @@ fn main() -> std::process::ExitCode {
                 .param(
                     Param::bool("probe", true)
                         .description("measure the links with ICMP echoes")
+                        .read_only(),
+                )
+                .param(
+                    Param::bool("probe_realtime", true)
+                        .description(
+                            "probe from a SCHED_FIFO thread (needs CAP_SYS_NICE, else a warning): \
+                             keeps the host's scheduling delays out of the round trips",
+                        )
                         .read_only(),
                 )
                 .param(
@@ -178,7 +193,15 @@ fn main() -> std::process::ExitCode {
             let _keep_open = (tx.clone(), etx.clone());
             let prober = if node.param_bool("probe") && !links.is_empty() {
                 let (st, l) = (stop.clone(), links.clone());
+                let realtime = node.param_bool("probe_realtime");
                 Some(std::thread::spawn(move || {
+                    sys::set_timer_slack(1);
+                    if realtime && !sys::set_realtime(PROBE_PRIORITY) {
+                        tracing::warn!(
+                            "probe_realtime: SCHED_FIFO refused (no CAP_SYS_NICE?): the round \
+                             trips carry the host's scheduling delays"
+                        );
+                    }
                     if let Err(e) = run_probers(&l, &st, |w| {
                         let _ = tx.send_blocking(w);
                     }) {
