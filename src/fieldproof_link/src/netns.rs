@@ -1,16 +1,26 @@
 //! The run's network namespaces: one per vehicle, a radio namespace (the ground station's)
-//! and one link per vehicle between them, all named after the run id and always removed.
+//! and one link per vehicle between them, plus a world namespace (the simulator's and the
+//! observer's) wired to every vehicle and to the radio without shaping; all named after
+//! the run id and always removed.
 //!
 //! ```text
 //!  fp-<run>-v-<vehicle>          fp-<run>-l-<vehicle> (userspace backend)      fp-<run>-radio
 //!  radio0 198.18.1.<i>/16 ══ veh ⇄ emulator ⇄ gnd ══ lnk<i> ─┐
 //!                                                           ├─ bridge `radio` 198.18.0.1/16
 //!  (kernel backend: radio0 ══ lnk<i> directly, netem on radio0 + ifb)                    ┘
+//!  world0 198.19.<i>.2/24                                      world 198.19.0.2/24
+//!     ║                                                          ║
+//!  v<i> 198.19.<i>.1/24 ─────────── fp-<run>-world ─────────── gnd0 198.19.0.1/24
 //! ```
 //!
 //! The radio namespace is one Ethernet segment (a bridge), as the earlier Docker radio
 //! network was: multicast discovery reaches every member, and vehicle-to-vehicle traffic
-//! crosses the sender's link and the receiver's. Addresses come from 198.18.0.0/15
+//! crosses the sender's link and the receiver's. The world namespace stands for what is
+//! not radio: the simulator's sensor and actuator traffic with each vehicle (a vehicle's
+//! wiring, unshaped) and the observer (the scenario runner's recorder) that sees every
+//! vehicle and the ground station. It forwards nothing, and each of its links is its own
+//! subnet outside the radio's, so no traffic between vehicles or between a vehicle and
+//! the ground can bypass the radio links through it. Addresses come from 198.18.0.0/15
 //! (RFC 2544, set aside for benchmarking), used only inside these namespaces.
 //!
 //! Every run writes a label file `/run/fieldproof-link/<run>.json` (owner pid and start
@@ -37,6 +47,12 @@ pub const LINK_VEHICLE_IF: &str = "veh";
 pub const LINK_GROUND_IF: &str = "gnd";
 /// The ground station's address.
 pub const GROUND_ADDR: Ipv4Addr = Ipv4Addr::new(198, 18, 0, 1);
+/// A vehicle's interface to the world namespace.
+pub const VEHICLE_WORLD_IF: &str = "world0";
+/// The world namespace's interface to the radio namespace.
+pub const WORLD_GROUND_IF: &str = "gnd0";
+/// The radio namespace's interface to the world namespace.
+pub const RADIO_WORLD_IF: &str = "world";
 /// Most vehicles a run may have (the address plan's limit).
 pub const MAX_VEHICLES: usize = 250;
 
@@ -118,6 +134,11 @@ pub fn vehicle_ns(run: &str, vehicle: &str) -> String {
     format!("{PREFIX}{run}-v-{vehicle}")
 }
 
+/// Namespace of the simulator and the observer, wired to every vehicle and the radio.
+pub fn world_ns(run: &str) -> String {
+    format!("{PREFIX}{run}-world")
+}
+
 /// Namespace of a vehicle's link (userspace backend).
 pub fn link_ns(run: &str, vehicle: &str) -> String {
     format!("{PREFIX}{run}-l-{vehicle}")
@@ -128,13 +149,20 @@ pub fn run_of(ns: &str) -> Option<&str> {
     let rest = ns.strip_prefix(PREFIX)?;
     let (run, kind) = rest.split_once('-')?;
     (validate_run_id(run).is_ok()
-        && (kind == "radio" || kind.starts_with("v-") || kind.starts_with("l-")))
+        && (kind == "radio" || kind == "world" || kind.starts_with("v-") || kind.starts_with("l-")))
     .then_some(run)
 }
 
 /// The address of the `index`-th vehicle (1-based).
 pub fn vehicle_addr(index: usize) -> Ipv4Addr {
     Ipv4Addr::new(198, 18, 1, index as u8)
+}
+
+/// The two ends of the world namespace's link to the `index`-th vehicle (1-based; 0: to
+/// the radio namespace): (world side, other side), each in a /24 of its own.
+pub fn world_link_addrs(index: usize) -> (Ipv4Addr, Ipv4Addr) {
+    let i = index as u8;
+    (Ipv4Addr::new(198, 19, i, 1), Ipv4Addr::new(198, 19, i, 2))
 }
 
 /// The label file of a run.
@@ -194,6 +222,10 @@ pub struct VehicleLink {
     pub addr: Ipv4Addr,
     /// The link's port on the radio bridge.
     pub radio_port: String,
+    /// The vehicle's address on its link to the world namespace.
+    pub world_addr: Ipv4Addr,
+    /// That link's interface in the world namespace.
+    pub world_port: String,
 }
 
 /// A run's namespaces and links; dropping it removes them.
@@ -205,6 +237,8 @@ pub struct Topology {
     pub radio_ns: String,
     /// The ground station's address.
     pub ground_addr: Ipv4Addr,
+    /// The simulator's and the observer's namespace.
+    pub world_ns: String,
     /// The links, in vehicle order.
     pub links: Vec<VehicleLink>,
     /// How links are shaped.
@@ -253,17 +287,20 @@ impl Topology {
                 link_ns: (backend == Backend::Userspace).then(|| link_ns(run_id, v)),
                 addr: vehicle_addr(i + 1),
                 radio_port: format!("lnk{}", i + 1),
+                world_addr: world_link_addrs(i + 1).1,
+                world_port: format!("v{}", i + 1),
             })
             .collect();
         let topo = Topology {
             run_id: run_id.into(),
             radio_ns: radio_ns(run_id),
             ground_addr: GROUND_ADDR,
+            world_ns: world_ns(run_id),
             links,
             backend,
             keep: false,
         };
-        let mut namespaces = vec![topo.radio_ns.clone()];
+        let mut namespaces = vec![topo.radio_ns.clone(), topo.world_ns.clone()];
         for l in &topo.links {
             namespaces.push(l.ns.clone());
             namespaces.extend(l.link_ns.clone());
@@ -395,26 +432,76 @@ impl Topology {
                 sys::in_netns(r, move || sys::disable_offloads(&port))?;
             }
         }
+        self.build_world()?;
         self.write_hosts()?;
+        Ok(())
+    }
+
+    /// The world namespace and its unshaped links to the radio and every vehicle. A new
+    /// namespace does not forward (`net.ipv4.ip_forward` 0), which keeps it a dead end.
+    fn build_world(&self) -> Result<(), NetnsError> {
+        let w = &self.world_ns;
+        add_ns(w)?;
+        let mut ends = vec![(
+            WORLD_GROUND_IF.to_string(),
+            self.radio_ns.as_str(),
+            RADIO_WORLD_IF,
+            world_link_addrs(0),
+        )];
+        for l in &self.links {
+            ends.push((
+                l.world_port.clone(),
+                l.ns.as_str(),
+                VEHICLE_WORLD_IF,
+                world_link_addrs(l.index),
+            ));
+        }
+        for (world_if, peer_ns, peer_if, (world_addr, peer_addr)) in &ends {
+            sys::ip(&[
+                "-n", w, "link", "add", world_if, "type", "veth", "peer", "name", peer_if, "netns",
+                peer_ns,
+            ])?;
+            for (ns, ifname, addr) in [
+                (w.as_str(), world_if.as_str(), world_addr),
+                (peer_ns, peer_if, peer_addr),
+            ] {
+                sys::ip(&[
+                    "-n",
+                    ns,
+                    "addr",
+                    "add",
+                    &format!("{addr}/24"),
+                    "dev",
+                    ifname,
+                ])?;
+                sys::ip(&["-n", ns, "link", "set", ifname, "up"])?;
+            }
+        }
         Ok(())
     }
 
     /// `/etc/netns/<ns>/hosts` for every namespace: `ip netns exec` shows it as
     /// `/etc/hosts`, so vehicles and the ground resolve each other by name.
+    /// The world namespace's file names the ends of its own links.
     fn write_hosts(&self) -> Result<(), NetnsError> {
-        let mut hosts = format!("127.0.0.1 localhost\n{} ground\n", self.ground_addr);
+        let mut radio = format!("127.0.0.1 localhost\n{} ground\n", self.ground_addr);
+        let mut world = format!("127.0.0.1 localhost\n{} ground\n", world_link_addrs(0).1);
         for l in &self.links {
-            hosts.push_str(&format!("{} {}\n", l.addr, l.vehicle));
+            radio.push_str(&format!("{} {}\n", l.addr, l.vehicle));
+            world.push_str(&format!("{} {}\n", l.world_addr, l.vehicle));
         }
-        let mut names = vec![self.radio_ns.clone()];
-        names.extend(self.links.iter().map(|l| l.ns.clone()));
-        for ns in names {
+        let mut files = vec![
+            (self.radio_ns.clone(), &radio),
+            (self.world_ns.clone(), &world),
+        ];
+        files.extend(self.links.iter().map(|l| (l.ns.clone(), &radio)));
+        for (ns, hosts) in files {
             let dir = PathBuf::from("/etc/netns").join(&ns);
             std::fs::create_dir_all(&dir).map_err(|e| SysError::Io {
                 what: format!("mkdir {}", dir.display()),
                 source: e,
             })?;
-            std::fs::write(dir.join("hosts"), &hosts).map_err(|e| SysError::Io {
+            std::fs::write(dir.join("hosts"), hosts).map_err(|e| SysError::Io {
                 what: format!("write {}/hosts", dir.display()),
                 source: e,
             })?;
@@ -529,6 +616,7 @@ mod tests {
         assert_eq!(link_ns("ab12", "ugv_2"), "fp-ab12-l-ugv_2");
         assert_eq!(run_of("fp-ab12-v-ugv1"), Some("ab12"));
         assert_eq!(run_of("fp-ab12-radio"), Some("ab12"));
+        assert_eq!(run_of("fp-ab12-world"), Some("ab12"));
         assert_eq!(run_of("fp-ab12-other"), None);
         assert_eq!(run_of("someone-else"), None);
         assert_eq!(run_of("fp-AB-radio"), None);

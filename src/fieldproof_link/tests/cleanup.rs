@@ -60,7 +60,11 @@ fn sigkill_of_the_owner_leaves_a_stale_run_that_cleanup_removes() {
     require_root();
     let run = run_id("kill");
     let mut owner = start_link_net(&run);
-    assert_eq!(namespaces_of(&run).len(), 5, "radio + 2 vehicles + 2 links");
+    assert_eq!(
+        namespaces_of(&run).len(),
+        6,
+        "radio + world + 2 vehicles + 2 links"
+    );
     let mut parked = park_process(&netns::vehicle_ns(&run, "ugv1"));
     std::thread::sleep(Duration::from_millis(200));
     assert!(!netns::stale_runs().contains(&run), "the owner lives");
@@ -68,7 +72,7 @@ fn sigkill_of_the_owner_leaves_a_stale_run_that_cleanup_removes() {
     owner.wait().unwrap();
     assert_eq!(
         namespaces_of(&run).len(),
-        5,
+        6,
         "a killed owner cannot clean up"
     );
     assert!(netns::stale_runs().contains(&run));
@@ -84,6 +88,36 @@ fn sigkill_of_the_owner_leaves_a_stale_run_that_cleanup_removes() {
     );
     assert!(netns::read_label(&run).is_none());
     assert!(!std::path::Path::new(&format!("/etc/netns/{}", netns::radio_ns(&run))).exists());
+}
+
+#[test]
+fn a_guard_on_the_owners_pipe_cleans_up_after_a_sigkill() {
+    require_root();
+    let run = run_id("guard");
+    let mut owner = start_link_net(&run);
+    let mut guard = Command::new(env!("CARGO_BIN_EXE_link_net"))
+        .args(["cleanup", "--run-id", &run, "--after-stdin-closes"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut parked = park_process(&netns::vehicle_ns(&run, "ugv1"));
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(
+        guard.try_wait().unwrap(),
+        None,
+        "waits while its pipe is open"
+    );
+    assert_eq!(namespaces_of(&run).len(), 6);
+    owner.kill().unwrap(); // SIGKILL: the owner cannot clean up
+    owner.wait().unwrap();
+    assert_eq!(namespaces_of(&run).len(), 6, "the owner did not clean up");
+    // The pipe's writer (here the test, in the runner the runner itself) ends.
+    drop(guard.stdin.take());
+    assert!(guard.wait().unwrap().success());
+    assert!(namespaces_of(&run).is_empty(), "{:?}", namespaces_of(&run));
+    assert!(wait_gone(&mut parked), "the parked process is ended");
+    assert!(netns::read_label(&run).is_none());
 }
 
 #[test]
@@ -135,8 +169,8 @@ fn a_run_id_with_leftovers_is_refused_and_dropping_removes() {
     let t = Topology::create(&run, &["ugv1".into()], Backend::Kernel).unwrap();
     assert_eq!(
         namespaces_of(&run).len(),
-        2,
-        "kernel backend: radio + vehicle, no link namespace"
+        3,
+        "kernel backend: radio + world + vehicle, no link namespace"
     );
     let e = Topology::create(&run, &["ugv1".into()], Backend::Kernel).unwrap_err();
     assert!(e.to_string().contains("already has namespaces"), "{e}");

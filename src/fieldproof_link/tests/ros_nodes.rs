@@ -168,7 +168,11 @@ fn drop_and_restore_through_the_nodes() {
         v["ready"] == true
     });
     let epoch = ready["epoch"].as_f64().unwrap();
-    assert_eq!(netns::namespaces_of(&run).len(), 3);
+    assert_eq!(
+        netns::namespaces_of(&run).len(),
+        4,
+        "radio, world, vehicle, link"
+    );
     let radio = netns::radio_ns(&run);
     let vehicle = netns::vehicle_ns(&run, "ugv1");
     let jsonl_param = format!("network_jsonl:={}", jsonl.display());

@@ -128,6 +128,8 @@ pub struct PlanInput<'a> {
     pub vehicle_netns: Vec<Option<String>>,
     /// The ground station's namespace and each vehicle's radio address (with a network).
     pub radio: Option<(String, Vec<String>)>,
+    /// The simulator's namespace, wired to every vehicle's (with a network).
+    pub world_netns: Option<String>,
 }
 
 fn ns_arg(v: &Vehicle) -> String {
@@ -181,7 +183,7 @@ pub fn plan(
         vehicle: None,
         node: Some("fieldproof_sim".into()),
         stack: false,
-        netns: None,
+        netns: p.world_netns.clone(),
         argv,
         ready: Ready::Node("/fieldproof_sim".into()),
     });
@@ -398,8 +400,8 @@ mod tests {
 
     #[test]
     fn plan_of_the_example() {
-        let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-        let s = crate::model::load(&repo.join("config/scenarios/ugv_link_loss.yaml")).unwrap();
+        let s =
+            crate::model::load(&repo_root().join("config/scenarios/ugv_link_loss.yaml")).unwrap();
         let bin = tempfile::tempdir().unwrap();
         let run = Path::new("/runs/x");
         let p = plan(
@@ -410,12 +412,14 @@ mod tests {
                 real_time_factor: 1.0,
                 vehicle_netns: vec![Some("fp-r1-v-ugv1".into())],
                 radio: Some(("fp-r1-radio".into(), vec!["198.18.1.1".into()])),
+                world_netns: Some("fp-r1-world".into()),
             },
             &fake_exes(bin.path()),
         )
         .unwrap();
         let names: Vec<&str> = p.iter().map(|x| x.name.as_str()).collect();
         assert_eq!(names[0], "simulator");
+        assert_eq!(p[0].netns.as_deref(), Some("fp-r1-world"));
         assert!(names.contains(&"ugv1/imu_adapter"), "{names:?}");
         assert!(names.contains(&"ugv1/command_relay"), "{names:?}");
         assert!(names.contains(&"ugv1/link_monitor"));
@@ -446,26 +450,31 @@ mod tests {
             .contains(&"network_jsonl:=/runs/x/network.jsonl".to_string()));
     }
 
+    fn repo_root() -> std::path::PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+    }
+
+    /// The input of a run of one vehicle and no network section.
+    fn one_vehicle_without_links() -> PlanInput<'static> {
+        PlanInput {
+            dir: Path::new("/r"),
+            seed: 0,
+            real_time_factor: 1.0,
+            vehicle_netns: vec![None],
+            radio: None,
+            world_netns: None,
+        }
+    }
+
     #[test]
     fn a_launch_file_stack_gets_the_namespace_and_the_command_topic() {
-        let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-        let s = crate::model::load(&repo.join("config/scenarios/ugv_launch_stack.yaml")).unwrap();
+        let s = crate::model::load(&repo_root().join("config/scenarios/ugv_launch_stack.yaml"))
+            .unwrap();
         let bin = tempfile::tempdir().unwrap();
         let exes = fake_exes(bin.path());
         let fieldproof = bin.path().join("fieldproof");
         std::fs::copy(bin.path().join("relay"), &fieldproof).unwrap();
-        let p = plan(
-            &s,
-            &PlanInput {
-                dir: Path::new("/r"),
-                seed: 0,
-                real_time_factor: 1.0,
-                vehicle_netns: vec![None],
-                radio: None,
-            },
-            &exes,
-        )
-        .unwrap();
+        let p = plan(&s, &one_vehicle_without_links(), &exes).unwrap();
         let stack = p.iter().find(|x| x.name == "ugv1/stack").unwrap();
         assert!(stack.stack && stack.node.as_deref() == Some("stack"));
         assert_eq!(stack.argv[0], fieldproof.display().to_string());
@@ -482,26 +491,15 @@ mod tests {
 
     #[test]
     fn a_missing_executable_is_named() {
-        let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-        let s = crate::model::load(&repo.join("config/scenarios/ugv_navigate.yaml")).unwrap();
+        let s =
+            crate::model::load(&repo_root().join("config/scenarios/ugv_navigate.yaml")).unwrap();
         let empty = tempfile::tempdir().unwrap();
         let exes = Executables {
             prefixes: vec![],
             beside: vec![empty.path().into()],
             path: vec![],
         };
-        let e = plan(
-            &s,
-            &PlanInput {
-                dir: Path::new("/r"),
-                seed: 0,
-                real_time_factor: 1.0,
-                vehicle_netns: vec![None],
-                radio: None,
-            },
-            &exes,
-        )
-        .unwrap_err();
+        let e = plan(&s, &one_vehicle_without_links(), &exes).unwrap_err();
         assert!(e
             .to_string()
             .starts_with("executable fieldproof_sim of package fieldproof_sim not found"));

@@ -5,9 +5,10 @@
 //! only), so nothing it or its children send leaves the machine. With a `network`
 //! section it then creates the run's namespaces and links (`fieldproof_link`'s
 //! [`LinkShaper`], labelled with the run id and removed at the end unless `--keep`), and
-//! moves into the vehicle's namespace, where the simulator, the bridge adapters, the
-//! failsafe, the stack and the runner's own node (recorder, parameter client, goal
-//! publisher) run; the ground station runs in the radio namespace.
+//! moves into the world namespace, where the simulator and the runner's own node
+//! (recorder, parameter client, goal publisher) run, wired to every vehicle and the
+//! ground without shaping; each vehicle's bridge adapters, failsafe and stack run in its
+//! own namespace, the ground station in the radio namespace.
 
 use crate::assertions::{self, holds_latest, Evidence};
 use crate::evidence::recording::Recording;
@@ -425,6 +426,43 @@ struct Shared {
     procs: Vec<Proc>,
 }
 
+/// Starts `link_net cleanup --run-id <run> --after-stdin-closes` on a pipe whose writing
+/// end only this process holds: however the runner ends, even by SIGKILL, the kernel
+/// closes the pipe and the guard removes what is left of the run's network. Its own
+/// process group and no death signal, so that it outlives the runner.
+fn start_cleanup_guard(exes: &Executables, run_id: &str, logs: &Path) -> Result<Child, String> {
+    let link_net = exes
+        .find("fieldproof_link", "link_net")
+        .map_err(|e| e.to_string())?;
+    let log_path = logs.join("cleanup_guard.log");
+    let log =
+        std::fs::File::create(&log_path).map_err(|e| format!("{}: {e}", log_path.display()))?;
+    let log_err = log.try_clone().map_err(|e| e.to_string())?;
+    Command::new(&link_net)
+        .args(["cleanup", "--run-id", run_id, "--after-stdin-closes"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::from(log))
+        .stderr(Stdio::from(log_err))
+        .process_group(0)
+        .spawn()
+        .map_err(|e| format!("{}: {e}", link_net.display()))
+}
+
+/// Closes the guard's pipe after the teardown (nothing is left for it to remove) and
+/// waits a moment for it to end.
+fn release_cleanup_guard(mut guard: Child) {
+    drop(guard.stdin.take());
+    let until = Instant::now() + Duration::from_secs(5);
+    while Instant::now() < until {
+        if !matches!(guard.try_wait(), Ok(None)) {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let _ = guard.kill();
+    let _ = guard.wait();
+}
+
 /// Runs a validated scenario.
 pub fn run(s: &Scenario, o: &RunOptions) -> RunSummary {
     let started_unix = unix_now();
@@ -435,9 +473,6 @@ pub fn run(s: &Scenario, o: &RunOptions) -> RunSummary {
     };
     let seed = o.seed.or(s.raw.seed).unwrap_or(0);
     let rtf = o.real_time_factor.or(s.raw.real_time_factor).unwrap_or(1.0);
-    if s.network.is_some() && s.vehicles.len() > 1 {
-        return could_not_run(None, "a network section with several vehicles is not supported yet: fieldproof_link's topology has no unshaped onboard network between the simulator and several vehicle namespaces".into());
-    }
     let run_id = new_run_id();
     let dir = o
         .out
@@ -472,6 +507,10 @@ pub fn run(s: &Scenario, o: &RunOptions) -> RunSummary {
                 .collect::<Vec<_>>(),
         )
     });
+    let world_ns = s
+        .network
+        .as_ref()
+        .map(|_| fieldproof_link::netns::world_ns(&run_id));
     let abs_dir = std::env::current_dir()
         .map(|c| c.join(&dir))
         .unwrap_or(dir.clone());
@@ -483,6 +522,7 @@ pub fn run(s: &Scenario, o: &RunOptions) -> RunSummary {
             real_time_factor: rtf,
             vehicle_netns: vehicle_ns.clone(),
             radio: radio.clone(),
+            world_netns: world_ns.clone(),
         },
         &exes,
     ) {
@@ -527,6 +567,7 @@ pub fn run(s: &Scenario, o: &RunOptions) -> RunSummary {
         procs: Vec::new(),
     };
     let mut early_warnings = Vec::new();
+    let mut guard = None;
     if let Some(net) = &s.network {
         // Namespaces a killed runner left behind (its label names a dead owner) go first.
         match fieldproof_link::netns::cleanup_stale() {
@@ -536,6 +577,15 @@ pub fn run(s: &Scenario, o: &RunOptions) -> RunSummary {
             )),
             Ok(_) => {}
             Err(e) => early_warnings.push(format!("cleaning up stale namespaces: {e}")),
+        }
+        // Unless they are to be kept, a guard removes them should the runner die outright.
+        if !o.keep {
+            match start_cleanup_guard(&exes, &run_id, &dir.join("logs")) {
+                Ok(g) => guard = Some(g),
+                Err(e) => early_warnings.push(format!(
+                    "no cleanup guard ({e}): a runner killed with SIGKILL would leave its namespaces until the next run"
+                )),
+            }
         }
         let backend = fieldproof_link::tc::select_backend(None);
         let names: Vec<String> = s.vehicles.iter().map(|v| v.name.clone()).collect();
@@ -550,12 +600,13 @@ pub fn run(s: &Scenario, o: &RunOptions) -> RunSummary {
             }
             Err(e) => return could_not_run(Some(dir), format!("network: {e}")),
         }
-        let ns = vehicle_ns[0].clone().expect("a network");
+        // The runner observes from the world namespace, beside the simulator.
+        let ns = world_ns.clone().expect("a network");
         if let Err(e) = setns_to(&PathBuf::from("/run/netns").join(&ns)) {
             return could_not_run(Some(dir), e);
         }
     }
-    let current_ns = vehicle_ns.first().cloned().flatten();
+    let current_ns = world_ns.clone();
     let recording = Recording::create(&dir.join("recording.mcap"));
     let recorder = Arc::new(Mutex::new(Recorder {
         samples: Vec::new(),
@@ -690,6 +741,9 @@ pub fn run(s: &Scenario, o: &RunOptions) -> RunSummary {
     // Back home before the namespaces go.
     let _ = nix::sched::setns(home_ns.as_fd(), nix::sched::CloneFlags::CLONE_NEWNET);
     drop(sh.shaper.take());
+    if let Some(g) = guard {
+        release_cleanup_guard(g);
+    }
     // Recording.
     let mut rec = recorder.lock().expect("recorder");
     if s.network.is_some() && s.recorded_topics.contains_key(crate::model::NETWORK_TOPIC) {

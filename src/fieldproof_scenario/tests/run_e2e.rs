@@ -78,6 +78,16 @@ fn assertions_with(record: &Json, passed: bool) -> Vec<String> {
         .collect()
 }
 
+/// A JSON array of strings.
+fn strings(array: &Json) -> Vec<&str> {
+    array
+        .as_array()
+        .expect("an array")
+        .iter()
+        .map(|v| v.as_str().expect("a string"))
+        .collect()
+}
+
 fn process<'a>(record: &'a Json, name: &str) -> &'a Json {
     record["processes"]
         .as_array()
@@ -322,6 +332,67 @@ print(n["/ugv1/link_state"], n["/fieldproof/network"], sorted(states))
 }
 
 #[test]
+#[ignore = "needs the suite's binaries, root (network namespaces) and scripts/netns-run; ~2 min"]
+fn two_vehicles_behind_their_own_links() {
+    let (summary, record) = run_scenario("ugv_pair_link_loss.yaml");
+    assert_eq!(summary.exit_code, 0, "{:?}\n{record:#}", summary.reasons);
+    assert_eq!(
+        assertions_with(&record, true),
+        [
+            "ugv1_link_lost",
+            "ugv1_stopped",
+            "ugv2_link_kept",
+            "ugv2_drives_on",
+            "ugv1_link_back",
+            "ugv1_reached",
+            "ugv2_reached",
+            "no_collision",
+            "links_ok"
+        ]
+    );
+    let links = &record["network"]["periods"]["links"];
+    let profiles = |v: &str| -> Vec<String> {
+        links[v]["periods"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| {
+                format!(
+                    "{} {}",
+                    p["profile"].as_str().unwrap(),
+                    p["verdict"].as_str().unwrap()
+                )
+            })
+            .collect()
+    };
+    assert_eq!(
+        profiles("ugv1"),
+        ["lte_rural passed", "drop passed", "lte_rural passed"]
+    );
+    assert_eq!(profiles("ugv2"), ["wifi_mesh passed"]);
+    // The simulator in the world namespace, each vehicle's nodes in its own.
+    let id = record["run_id"].as_str().unwrap();
+    assert_eq!(
+        process(&record, "simulator")["netns"],
+        fieldproof_link::netns::world_ns(id)
+    );
+    for v in ["ugv1", "ugv2"] {
+        assert_eq!(
+            process(&record, &format!("{v}/link_monitor"))["netns"],
+            fieldproof_link::netns::vehicle_ns(id, v)
+        );
+        // The runner, in the world namespace, hears the ground station's heartbeats too.
+        let topic = format!("/{v}/gcs/heartbeat");
+        assert!(
+            record["recording"]["topics"][&topic][1].as_u64().unwrap() > 50,
+            "{topic}: {}",
+            record["recording"]["topics"]
+        );
+    }
+    assert!(fieldproof_link::netns::namespaces_of(id).is_empty());
+}
+
+#[test]
 #[ignore = "needs the suite's binaries and scripts/netns-run"]
 fn a_stack_that_dies_during_the_bring_up_is_named() {
     in_private_netns();
@@ -422,12 +493,7 @@ fn a_link_that_cannot_match_its_profile_fails_under_fail_and_warns_under_warn() 
     let warn = variant(&file, |t| t.replace("verify: fail", "verify: warn"));
     let (summary, record) = run_file(warn.path());
     assert_eq!(summary.exit_code, 0, "{:?}\n{record:#}", summary.reasons);
-    let warnings: Vec<&str> = record["result"]["warnings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|w| w.as_str().unwrap())
-        .collect();
+    let warnings = strings(&record["result"]["warnings"]);
     assert!(
         warnings
             .iter()
@@ -510,12 +576,7 @@ fn a_launch_file_stack_runs_from_the_install_tree() {
         ["aisle_reached", "speed_limit", "no_collision"]
     );
     let stack = process(&record, "ugv1/stack");
-    let argv: Vec<&str> = stack["command"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|a| a.as_str().unwrap())
-        .collect();
+    let argv = strings(&stack["command"]);
     assert!(
         argv[0].ends_with("/fieldproof") && argv[1] == "launch",
         "{argv:?}"
@@ -562,7 +623,7 @@ fn a_signal_during_the_timeline_leaves_nothing_behind() {
 
 #[test]
 #[ignore = "needs the suite's binaries, root (network namespaces) and scripts/netns-run; ~20 s"]
-fn a_killed_runner_takes_its_processes_along_and_its_namespaces_are_cleaned_after() {
+fn a_killed_runner_takes_its_processes_along_and_its_guard_removes_the_namespaces() {
     let mut r = Runner::start(&repo().join("config/scenarios/ugv_link_loss.yaml"));
     r.wait_for("timeline started", Duration::from_secs(90));
     let procs = descendants(r.pid());
@@ -577,11 +638,15 @@ fn a_killed_runner_takes_its_processes_along_and_its_namespaces_are_cleaned_afte
     }
     let left: Vec<i32> = procs.iter().copied().filter(|&p| alive(p)).collect();
     assert!(left.is_empty(), "still running: {left:?}");
-    // Its namespaces outlive it (they are bind mounts) as a stale run, which the next
-    // `fieldproof run` (or `link_net cleanup --stale`) removes.
-    assert!(fieldproof_link::netns::stale_runs().contains(&id));
-    let removed = fieldproof_link::netns::cleanup_stale().unwrap();
-    assert!(!removed.is_empty());
-    assert!(fieldproof_link::netns::namespaces_of(&id).is_empty());
+    // Its cleanup guard (one of the descendants, ended too) saw its pipe close and
+    // removed the namespaces (bind mounts, which would outlive every process) and label.
+    assert!(
+        fieldproof_link::netns::namespaces_of(&id).is_empty(),
+        "{:?}",
+        fieldproof_link::netns::namespaces_of(&id)
+    );
     assert!(fieldproof_link::netns::read_label(&id).is_none());
+    assert!(!fieldproof_link::netns::stale_runs().contains(&id));
+    let guard_log = std::fs::read_to_string(r.out.join("logs/cleanup_guard.log")).unwrap();
+    assert!(guard_log.contains("\"removed\""), "{guard_log}");
 }

@@ -9,6 +9,9 @@
 //!   everything it made.
 //! - `link_net cleanup --run-id R` / `link_net cleanup --stale`: removes a run's leftovers
 //!   (namespaces, links, the processes inside them) / those of every run whose owner died.
+//!   With `--after-stdin-closes` it first waits for the end of its standard input: the
+//!   scenario runner starts it as a guard on a pipe, so a runner killed with SIGKILL still
+//!   leaves nothing behind (the kernel closes the pipe as the runner dies).
 //! - `link_net list`: the runs with namespaces, and whether their owner lives.
 
 use clap::{Parser, Subcommand};
@@ -81,6 +84,10 @@ enum Cmd {
         /// Every run whose owner died.
         #[arg(long)]
         stale: bool,
+        /// Wait until stdin closes (its writer ended, however it ended), then clean up
+        /// the run; SIGINT and SIGHUP are ignored meanwhile.
+        #[arg(long, requires = "run_id")]
+        after_stdin_closes: bool,
     },
     /// List the runs that have namespaces.
     List,
@@ -232,8 +239,13 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             ignore_eof,
         ),
         Cmd::Cleanup {
-            run_id: Some(r), ..
+            run_id: Some(r),
+            after_stdin_closes,
+            ..
         } => {
+            if after_stdin_closes {
+                wait_for_stdin_to_close();
+            }
             let removed = netns::cleanup_run(&r).map_err(|e| e.to_string())?;
             println!("{}", json!({"removed": removed}));
             Ok(ExitCode::SUCCESS)
@@ -241,6 +253,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
         Cmd::Cleanup {
             run_id: None,
             stale: true,
+            ..
         } => {
             let removed = netns::cleanup_stale().map_err(|e| e.to_string())?;
             println!("{}", json!({"removed": removed}));
@@ -266,6 +279,16 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             Ok(ExitCode::SUCCESS)
         }
     }
+}
+
+/// Blocks until stdin reaches its end, ignoring what it carries and the terminal's
+/// SIGINT/SIGHUP (the guard outlives an interrupted owner to clean up after it).
+fn wait_for_stdin_to_close() {
+    for sig in [libc::SIGINT, libc::SIGHUP] {
+        // SAFETY: SIG_IGN installs no handler code.
+        unsafe { libc::signal(sig, libc::SIG_IGN) };
+    }
+    let _ = std::io::copy(&mut std::io::stdin().lock(), &mut std::io::sink());
 }
 
 fn main() -> ExitCode {

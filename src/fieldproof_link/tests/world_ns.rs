@@ -1,0 +1,63 @@
+//! The world namespace (root): it reaches every vehicle and the ground station without
+//! shaping, and it is a dead end, so nothing between vehicles, or between a vehicle and the
+//! ground, can bypass the radio links through it.
+
+mod common;
+
+use common::{ping, require_root, run_id};
+use fieldproof_link::netns::{self, world_link_addrs, Backend, Topology};
+
+fn answers(ns: &str, addr: std::net::Ipv4Addr) -> bool {
+    !ping(ns, &addr.to_string(), 1, 0.2).rtts.is_empty()
+}
+
+#[test]
+fn the_world_reaches_everyone_and_forwards_nothing() {
+    require_root();
+    let run = run_id("world");
+    let names = ["ugv1".to_string(), "ugv2".to_string()];
+    let t = Topology::create(&run, &names, Backend::Direct).unwrap();
+    let world = &t.world_ns.clone();
+    assert_eq!(world, &netns::world_ns(&run));
+    let (ugv1, ugv2) = (&t.links[0], &t.links[1]);
+    let ground_side = world_link_addrs(0).1;
+
+    // Unshaped, direct: the world sees each vehicle and the ground station.
+    for addr in [ugv1.world_addr, ugv2.world_addr, ground_side] {
+        assert!(answers(world, addr), "world -> {addr}");
+    }
+    assert!(
+        answers(&ugv1.ns, world_link_addrs(1).0),
+        "ugv1 -> its world end"
+    );
+    // No way through the world: neither to the other vehicle's nor to the ground's end.
+    assert!(
+        !answers(&ugv1.ns, ugv2.world_addr),
+        "ugv1 -> ugv2 through the world"
+    );
+    assert!(
+        !answers(&ugv1.ns, ground_side),
+        "ugv1 -> ground through the world"
+    );
+    assert!(
+        !answers(&t.radio_ns, ugv1.world_addr),
+        "ground -> ugv1 through the world"
+    );
+    // The radio still joins them all.
+    assert!(answers(&ugv1.ns, ugv2.addr), "ugv1 -> ugv2 over the radio");
+    assert!(
+        answers(&t.radio_ns, ugv1.addr),
+        "ground -> ugv1 over the radio"
+    );
+
+    // The names resolve to the ends of the world's own links there.
+    let hosts = std::fs::read_to_string(format!("/etc/netns/{world}/hosts")).unwrap();
+    assert!(
+        hosts.contains(&format!("{} ugv2", ugv2.world_addr)),
+        "{hosts}"
+    );
+    assert!(hosts.contains(&format!("{ground_side} ground")), "{hosts}");
+    drop(t);
+    assert!(netns::namespaces_of(&run).is_empty());
+    assert!(!std::path::Path::new(&format!("/etc/netns/{world}")).exists());
+}
