@@ -6,7 +6,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::Ordering;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use fieldproof_tools::launch::{self, supervisor};
 
@@ -207,26 +207,39 @@ fn children_that_die_are_reported_with_their_exit_code() {
 #[test]
 fn stopping_sends_sigint_then_escalates() {
     let dir = tempfile::tempdir().unwrap();
+    let ready = |label: &str| dir.path().join(format!("{label}.ready"));
     let specs = [
         // Leaves cleanly on SIGINT, as a node does.
         spec(
             "polite-1",
-            "trap 'exit 0' INT\nwhile true; do sleep 0.05; done",
+            &format!(
+                "trap 'exit 0' INT\ntouch {}\nwhile true; do sleep 0.05; done",
+                ready("polite-1").display()
+            ),
             dir.path(),
         ),
         // Ignores SIGINT: needs SIGTERM.
         spec(
             "stubborn-1",
-            "trap '' INT\ntrap 'exit 7' TERM\nwhile true; do sleep 0.05; done",
+            &format!(
+                "trap '' INT\ntrap 'exit 7' TERM\ntouch {}\nwhile true; do sleep 0.05; done",
+                ready("stubborn-1").display()
+            ),
             dir.path(),
         ),
     ];
+    // Generous enough that a loaded host still lets the polite child run its trap in time.
     let timeouts = supervisor::StopTimeouts {
-        sigterm: Duration::from_millis(500),
+        sigterm: Duration::from_secs(3),
         sigkill: Duration::from_secs(5),
     };
     let running = supervisor::Launch::start(&specs, timeouts).unwrap();
-    std::thread::sleep(Duration::from_millis(300));
+    // Stop only once both traps are installed: a signal before that is the default action.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !(ready("polite-1").exists() && ready("stubborn-1").exists()) {
+        assert!(Instant::now() < deadline, "children never became ready");
+        std::thread::sleep(Duration::from_millis(20));
+    }
     running.stop_flag().store(true, Ordering::SeqCst);
     let outcome = running.wait();
     assert!(outcome.interrupted);
