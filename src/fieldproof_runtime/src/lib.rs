@@ -35,6 +35,7 @@
 //! node, participant) so peers see the node leave. See the crate's README.md.
 
 pub mod args;
+pub mod child;
 pub mod clock;
 pub mod env;
 pub mod graph;

@@ -193,18 +193,8 @@ fn spawn(spec: &ProcSpec, current_ns: Option<&str>, logs: &Path) -> Result<Proc,
     cmd.args(&argv[1..])
         .stdin(Stdio::null())
         .stderr(Stdio::from(err_file))
-        .env("RCUTILS_COLORIZED_OUTPUT", "0")
-        // Its own process group: a terminal's Ctrl-C reaches the runner alone, which stops
-        // the processes in order.
-        .process_group(0);
-    // SAFETY: prctl(2) only, between fork and exec. A runner killed outright (SIGKILL)
-    // takes its processes with it.
-    unsafe {
-        cmd.pre_exec(|| {
-            nix::sys::prctl::set_pdeathsig(nix::sys::signal::Signal::SIGKILL)
-                .map_err(std::io::Error::from)
-        });
-    }
+        .env("RCUTILS_COLORIZED_OUTPUT", "0");
+    fieldproof_runtime::child::supervised(&mut cmd);
     let line_seen = Arc::new(AtomicBool::new(false));
     let wants_line = matches!(spec.ready, Ready::Line(_));
     if wants_line {

@@ -4,7 +4,7 @@
 //! children that do not stop in time.
 
 use std::io::{BufRead, BufReader, Read, Write};
-use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::os::unix::process::ExitStatusExt;
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -206,17 +206,8 @@ fn spawn(spec: &ProcessSpec) -> std::io::Result<Running> {
         .envs(&spec.env)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        // Its own process group: a terminal's Ctrl-C reaches the launcher, which stops the
-        // children in order, rather than every process at once.
-        .process_group(0);
-    // SAFETY: prctl(2) only, between fork and exec. A launcher killed outright (SIGKILL,
-    // or its own parent's death signal) takes its children with it.
-    unsafe {
-        command.pre_exec(|| {
-            nix::sys::prctl::set_pdeathsig(Signal::SIGKILL).map_err(std::io::Error::from)
-        });
-    }
+        .stderr(Stdio::piped());
+    fieldproof_runtime::child::supervised(&mut command);
     for var in &spec.unset_env {
         command.env_remove(var);
     }
