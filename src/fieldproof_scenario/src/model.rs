@@ -686,6 +686,17 @@ pub struct Vehicle {
     pub bundle: fieldproof_bridge::gen::Bundle,
 }
 
+impl Vehicle {
+    /// Its topics' prefix: `/<namespace>`, or empty without a namespace.
+    pub fn topic_prefix(&self) -> String {
+        if self.namespace.is_empty() {
+            String::new()
+        } else {
+            format!("/{}", self.namespace)
+        }
+    }
+}
+
 /// A vehicle's stack, resolved.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "snake_case", tag = "kind")]
@@ -1202,11 +1213,7 @@ pub fn validate(file: &Path, raw: RawScenario) -> Result<Scenario, ScenarioError
     for v in &vehicles {
         topics.insert(truth_topic(&label(v)));
         // The report plots every vehicle's speed, and its link state behind a link.
-        let ns = if v.namespace.is_empty() {
-            String::new()
-        } else {
-            format!("/{}", v.namespace)
-        };
+        let ns = v.topic_prefix();
         let odom = &v.manifest.drive.odometry.ros_topic;
         if !odom.starts_with('/') {
             topics.insert(format!("{ns}/{odom}"));
@@ -1277,11 +1284,7 @@ pub fn known_types(vehicles: &[Vehicle], network: bool) -> BTreeMap<String, Stri
         for t in &v.bundle.contract.topics {
             m.insert(t.topic.clone(), t.ros_type.clone());
         }
-        let ns = if v.namespace.is_empty() {
-            String::new()
-        } else {
-            format!("/{}", v.namespace)
-        };
+        let ns = v.topic_prefix();
         m.insert(
             format!("{ns}/{}", v.stack_cmd_vel),
             "geometry_msgs/msg/Twist".to_string(),
@@ -1319,6 +1322,19 @@ pub fn known_types(vehicles: &[Vehicle], network: bool) -> BTreeMap<String, Stri
     m
 }
 
+/// The `link_state` topic of the vehicle's failsafe (`link_monitor`), when it runs one:
+/// its manifest has `runtime.link` and `failsafe` is not off.
+pub fn failsafe_state_topic(v: &Vehicle) -> Option<String> {
+    v.manifest
+        .runtime
+        .as_ref()?
+        .link
+        .as_ref()
+        .filter(|_| v.failsafe)?;
+    let ns = v.topic_prefix();
+    Some(format!("{ns}/link_state"))
+}
+
 /// The vehicle's heartbeat topic, fully qualified, if its manifest asks for one.
 pub fn heartbeat_topic(v: &Vehicle) -> Option<String> {
     let hb = v
@@ -1329,11 +1345,7 @@ pub fn heartbeat_topic(v: &Vehicle) -> Option<String> {
         .as_ref()?
         .heartbeat
         .as_ref()?;
-    let ns = if v.namespace.is_empty() {
-        String::new()
-    } else {
-        format!("/{}", v.namespace)
-    };
+    let ns = v.topic_prefix();
     Some(format!("{ns}/{}", hb.topic.trim_start_matches('/')))
 }
 

@@ -137,11 +137,7 @@ fn ns_arg(v: &Vehicle) -> String {
 }
 
 fn fqn(v: &Vehicle, node: &str) -> String {
-    if v.namespace.is_empty() {
-        format!("/{node}")
-    } else {
-        format!("/{}/{node}", v.namespace)
-    }
+    format!("{}/{node}", v.topic_prefix())
 }
 
 /// Builds the plan: the simulator, then per vehicle its bridge adapters, its failsafe and

@@ -14,7 +14,7 @@ use crate::assertions::{self, holds_latest, Evidence};
 use crate::evidence::recording::Recording;
 use crate::evidence::{self, EntryRecord, PlotInput, ProcessRecord, RunRecord, RunResult};
 use crate::interrupt::Interrupt;
-use crate::model::{Action, ParamSetting, Scenario};
+use crate::model::{Action, ParamSetting, Scenario, Vehicle};
 use crate::plan::{self, Executables, PlanInput, ProcSpec, Ready};
 use crate::resources::Sampler;
 use crate::store::Store;
@@ -912,11 +912,7 @@ pub fn run(s: &Scenario, o: &RunOptions) -> RunSummary {
             .vehicles
             .iter()
             .map(|v| {
-                let ns = if v.namespace.is_empty() {
-                    String::new()
-                } else {
-                    format!("/{}", v.namespace)
-                };
+                let ns = v.topic_prefix();
                 (
                     v.name.clone(),
                     format!("{ns}/{}", v.manifest.drive.odometry.ros_topic),
@@ -1042,11 +1038,7 @@ async fn dds_body(
     // Goal publishers.
     let mut goal_pubs = BTreeMap::new();
     for v in &s.vehicles {
-        let ns = if v.namespace.is_empty() {
-            String::new()
-        } else {
-            format!("/{}", v.namespace)
-        };
+        let ns = v.topic_prefix();
         match node.publisher::<PoseStamped>(&format!("{ns}/goal_pose"), qos::latched()) {
             Ok(p) => {
                 goal_pubs.insert(v.name.clone(), p);
@@ -1065,15 +1057,7 @@ async fn dds_body(
                 .vehicles
                 .iter()
                 .find(|v| Some(&v.name) == e.vehicle.as_ref());
-            let ns = v
-                .map(|v| {
-                    if v.namespace.is_empty() {
-                        String::new()
-                    } else {
-                        format!("/{}", v.namespace)
-                    }
-                })
-                .unwrap_or_default();
+            let ns = v.map(Vehicle::topic_prefix).unwrap_or_default();
             let fqn = format!("{ns}/{}", fault.node);
             if let std::collections::btree_map::Entry::Vacant(slot) = clients.entry(fqn) {
                 match param_client(node, slot.key()) {
@@ -1141,16 +1125,28 @@ async fn dds_body(
                 waiting.push((format!("{fqn}/set_parameters"), false));
             }
         }
-        // Behind a link, the vehicle must hear its ground station before the timeline
-        // starts (discovery over a slow link takes a while): the runner sits in the
-        // vehicle's namespace, so it hears the heartbeat as the vehicle does.
+        // Behind a link, the vehicle's failsafe must hear its ground station before the
+        // timeline starts (discovery over a slow link takes a while; a failsafe that never
+        // armed would never declare the link lost). The runner sits in the world namespace,
+        // which hears the ground directly, so the proof is link_monitor's own latched
+        // link_state true, which it publishes at its first heartbeat.
         if s.network.is_some() {
             let latest = &recorder.lock().expect("recorder").latest;
-            for v in &s.vehicles {
-                if let Some(hb) = crate::model::heartbeat_topic(v) {
-                    if !latest.contains_key(&hb) {
-                        waiting.push((format!("{}: heartbeat over the link ({hb})", v.name), true));
-                    }
+            for topic in s
+                .vehicles
+                .iter()
+                .filter_map(crate::model::failsafe_state_topic)
+            {
+                let heard = latest
+                    .get(&topic)
+                    .and_then(|m| m.get("data"))
+                    .and_then(Json::as_bool)
+                    == Some(true);
+                if !heard {
+                    waiting.push((
+                        format!("{topic} true (the ground heard over the link)"),
+                        true,
+                    ));
                 }
             }
         }
@@ -1280,15 +1276,7 @@ async fn dds_body(
             ));
             let vname = e.vehicle.clone().unwrap_or_default();
             let veh = topics_of(&vname);
-            let ns = veh
-                .map(|v| {
-                    if v.namespace.is_empty() {
-                        String::new()
-                    } else {
-                        format!("/{}", v.namespace)
-                    }
-                })
-                .unwrap_or_default();
+            let ns = veh.map(Vehicle::topic_prefix).unwrap_or_default();
             let result: Result<String, String> = match (&e.action, end) {
                 (Action::LinkSet { profile }, false) => link(
                     shared,

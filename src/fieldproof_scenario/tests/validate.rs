@@ -269,13 +269,20 @@ fn the_failsafe_and_the_stacks_command_topic() {
     let s = load_text(&veh("", "ugv_nav2")).unwrap();
     assert!(s.vehicles[0].failsafe);
     assert_eq!(s.vehicles[0].stack_cmd_vel, "cmd_vel_nav");
+    // The run waits for this topic to be true before its timeline.
+    assert_eq!(
+        model::failsafe_state_topic(&s.vehicles[0]).as_deref(),
+        Some("/ugv1/link_state")
+    );
     let s = load_text(&veh("", "ugv_ref")).unwrap();
     assert!(!s.vehicles[0].failsafe);
     assert_eq!(s.vehicles[0].stack_cmd_vel, "cmd_vel");
+    assert_eq!(model::failsafe_state_topic(&s.vehicles[0]), None);
     // Disabled: the stack drives the base; link_monitor is no node to kill any more.
     let s = load_text(&veh(", failsafe: false", "ugv_nav2")).unwrap();
     assert!(!s.vehicles[0].failsafe);
     assert_eq!(s.vehicles[0].stack_cmd_vel, "cmd_vel");
+    assert_eq!(model::failsafe_state_topic(&s.vehicles[0]), None);
     let e = load_text(&format!(
         "{}timeline:\n  - {{ at: 1s, action: process.kill, node: link_monitor }}\n",
         veh(", failsafe: false", "ugv_nav2")
