@@ -31,33 +31,27 @@ pub fn supervised(command: &mut Command) -> &mut Command {
 mod tests {
     use super::*;
 
+    /// Whether a child started from `cmd` (reading its own /proc status) ignores SIGINT.
+    fn child_ignores_sigint(mut cmd: Command) -> bool {
+        let out = cmd.arg("/proc/self/status").output().unwrap();
+        let status = String::from_utf8(out.stdout).unwrap();
+        let mask = status
+            .lines()
+            .find_map(|l| l.strip_prefix("SigIgn:"))
+            .unwrap()
+            .trim();
+        u64::from_str_radix(mask, 16).unwrap() & (1 << (Signal::SIGINT as u64 - 1)) != 0
+    }
+
     #[test]
     fn an_ignored_sigint_is_not_inherited() {
-        // Ignore SIGINT in a shell, as `cmd &` does, then start a child from a process with
-        // that disposition: the child reports SIGINT's disposition from /proc.
-        let ignored_here = unsafe { signal(Signal::SIGINT, SigHandler::SigIgn) }.unwrap();
-        let report = |mut cmd: Command| {
-            let out = cmd.output().unwrap();
-            let status = String::from_utf8(out.stdout).unwrap();
-            let mask = status
-                .lines()
-                .find_map(|l| l.strip_prefix("SigIgn:"))
-                .unwrap()
-                .trim()
-                .to_string();
-            u64::from_str_radix(&mask, 16).unwrap() & (1 << (Signal::SIGINT as u64 - 1)) != 0
-        };
-        let plain = {
-            let mut c = Command::new("cat");
-            c.arg("/proc/self/status");
-            c
-        };
-        let mut supervised_cmd = Command::new("cat");
-        supervised_cmd.arg("/proc/self/status");
-        supervised(&mut supervised_cmd);
-        let plain_ignores = report(plain);
-        let supervised_ignores = report(supervised_cmd);
-        unsafe { signal(Signal::SIGINT, ignored_here) }.unwrap();
+        // This process ignores SIGINT, as one started with `cmd &` from a script does.
+        let before = unsafe { signal(Signal::SIGINT, SigHandler::SigIgn) }.unwrap();
+        let plain_ignores = child_ignores_sigint(Command::new("cat"));
+        let mut cmd = Command::new("cat");
+        supervised(&mut cmd);
+        let supervised_ignores = child_ignores_sigint(cmd);
+        unsafe { signal(Signal::SIGINT, before) }.unwrap();
         assert!(plain_ignores, "a plain child inherits the ignored SIGINT");
         assert!(!supervised_ignores, "a supervised child gets SIGINT back");
     }
