@@ -10,6 +10,20 @@ use serde::{Deserialize, Serialize};
 use crate::error::{Error, FieldPath, Issues};
 use crate::load;
 
+/// Longest manifest `name`: it becomes a Gazebo model name inside topic names
+/// (`/model/<name>/odom`) and a directory name (`<name>_bridge`), so it must leave room for
+/// a namespace within ROS 2's 245-character limit.
+pub const MAX_NAME_LEN: usize = 64;
+/// Widest camera image, in pixels.
+pub const MAX_CAMERA_WIDTH: u32 = 4096;
+/// Tallest camera image, in pixels.
+pub const MAX_CAMERA_HEIGHT: u32 = 4096;
+/// Most rays in one lidar scan.
+pub const MAX_LIDAR_SAMPLES: u32 = 16_384;
+/// Fastest rate of any sensor, topic or Gazebo publisher (Gazebo's physics step, 1 kHz,
+/// is the fastest a simulated source publishes: `gz_rate: 1000` for joint states).
+pub const MAX_RATE_HZ: f64 = 1000.0;
+
 /// A vehicle manifest, loaded and validated.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -909,9 +923,7 @@ impl Manifest {
     fn validate(&self) -> Result<(), Error> {
         let mut is = Issues::new(&self.source);
         let root = FieldPath::root();
-        if self.name.trim().is_empty() {
-            is.push(&root.key("name"), "must not be empty");
-        }
+        model_name(&mut is, &root.key("name"), &self.name);
         self.validate_body(&mut is, &root.key("body"));
         self.validate_drive(&mut is, &root.key("drive"));
         let mut names = BTreeSet::new();
@@ -934,7 +946,7 @@ impl Manifest {
         }
         if let Some(b) = self.power.as_ref().and_then(|p| p.battery.as_ref()) {
             let p = root.key("power").key("battery");
-            positive(&mut is, &p.key("rate_hz"), b.rate_hz);
+            rate(&mut is, &p.key("rate_hz"), b.rate_hz);
             positive(&mut is, &p.key("capacity_ah"), b.capacity_ah);
             positive(&mut is, &p.key("empty_voltage_v"), b.empty_voltage_v);
             if b.full_voltage_v <= b.empty_voltage_v {
@@ -958,7 +970,7 @@ impl Manifest {
             positive(&mut is, &p.key("timeout_s"), link.timeout_s);
             if let Some(h) = &link.heartbeat {
                 topic_name(&mut is, &p.key("heartbeat").key("topic"), &h.topic);
-                positive(&mut is, &p.key("heartbeat").key("rate_hz"), h.rate_hz);
+                rate(&mut is, &p.key("heartbeat").key("rate_hz"), h.rate_hz);
                 qos(&mut is, &p.key("heartbeat").key("qos"), &h.qos);
                 if h.rate_hz > 0.0 && link.timeout_s > 0.0 && link.timeout_s * h.rate_hz < 1.0 {
                     is.push(
@@ -1288,7 +1300,7 @@ fn validate_sensor(is: &mut Issues, p: &FieldPath, s: &Sensor) {
             "remove: true only drops an inherited item under extends",
         );
     }
-    positive(is, &p.key("rate_hz"), s.rate_hz);
+    rate(is, &p.key("rate_hz"), s.rate_hz);
     noise(is, &p.key("noise"), &s.noise, s.kind);
     let kind = s.kind.as_str();
     for (field, present, for_kind) in [
@@ -1306,8 +1318,11 @@ fn validate_sensor(is: &mut Issues, p: &FieldPath, s: &Sensor) {
     }
     if let Some(l) = &s.lidar {
         let lp = p.key("lidar");
-        if l.samples == 0 {
-            is.push(&lp.key("samples"), "must be at least 1");
+        if !(1..=MAX_LIDAR_SAMPLES).contains(&l.samples) {
+            is.push(
+                &lp.key("samples"),
+                format!("{} is not in [1, {MAX_LIDAR_SAMPLES}]", l.samples),
+            );
         }
         if !(l.fov_deg > 0.0 && l.fov_deg <= 360.0) {
             is.push(
@@ -1328,11 +1343,13 @@ fn validate_sensor(is: &mut Issues, p: &FieldPath, s: &Sensor) {
     }
     if let Some(c) = &s.camera {
         let cp = p.key("camera");
-        if c.width == 0 {
-            is.push(&cp.key("width"), "must be at least 1");
-        }
-        if c.height == 0 {
-            is.push(&cp.key("height"), "must be at least 1");
+        for (field, v, max) in [
+            ("width", c.width, MAX_CAMERA_WIDTH),
+            ("height", c.height, MAX_CAMERA_HEIGHT),
+        ] {
+            if !(1..=max).contains(&v) {
+                is.push(&cp.key(field), format!("{v} is not in [1, {max}] pixels"));
+            }
         }
         if !["rgb8", "bgr8", "mono8"].contains(&c.encoding.as_str()) {
             is.push(
@@ -1426,10 +1443,10 @@ fn interface(is: &mut Issues, p: &FieldPath, i: &Interface) {
         }
     }
     if let Some(r) = i.rate_hz {
-        positive(is, &p.key("rate_hz"), r);
+        rate(is, &p.key("rate_hz"), r);
     }
     if let Some(g) = i.gz_rate {
-        positive(is, &p.key("gz_rate"), g);
+        rate(is, &p.key("gz_rate"), g);
         match i.rate_hz {
             None => is.push(
                 &p.key("gz_rate"),
@@ -1505,6 +1522,43 @@ fn topic_name(is: &mut Issues, p: &FieldPath, t: &str) {
         });
     if !ok {
         is.push(p, format!("\"{t}\" is not a valid ROS topic name"));
+    }
+}
+
+/// The manifest's `name`: a ROS name token (it is the Gazebo model name in topic names
+/// and names the default bundle directory, so no `/`, `.` or spaces).
+fn model_name(is: &mut Issues, p: &FieldPath, name: &str) {
+    let token = name
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    if name.is_empty() {
+        is.push(p, "must not be empty");
+    } else if !token {
+        is.push(
+            p,
+            format!(
+                "{name:?} is not a ROS name token (letters, digits and _, not starting with a digit)"
+            ),
+        );
+    } else if name.len() > MAX_NAME_LEN {
+        is.push(
+            p,
+            format!(
+                "is {} characters long, more than {MAX_NAME_LEN}",
+                name.len()
+            ),
+        );
+    }
+}
+
+/// A rate: positive and at most [`MAX_RATE_HZ`].
+fn rate(is: &mut Issues, p: &FieldPath, v: f64) {
+    if !(v.is_finite() && v > 0.0) {
+        is.push(p, format!("{v} must be a positive number"));
+    } else if v > MAX_RATE_HZ {
+        is.push(p, format!("{v} Hz is above the limit of {MAX_RATE_HZ} Hz"));
     }
 }
 
@@ -1784,6 +1838,90 @@ sensors:
         assert_eq!(
             reason(&edited("sensors[1].lidar.range_max_m", Some("0.05"))),
             "sensors[1].lidar.range_max_m: 0.05 must be above range_min_m (0.1)"
+        );
+    }
+
+    #[test]
+    fn hostile_names_and_sizes_are_refused_naming_the_bound() {
+        let long_name = "a".repeat(MAX_NAME_LEN + 1);
+        let table: &[(&str, &str, &str)] = &[
+            (
+                "name",
+                "\"../evil; rm -rf /\"",
+                "name: \"../evil; rm -rf /\" is not a ROS name token (letters, digits and _, not starting with a digit)",
+            ),
+            (
+                "name",
+                "a/b",
+                "name: \"a/b\" is not a ROS name token (letters, digits and _, not starting with a digit)",
+            ),
+            (
+                "name",
+                "2fast",
+                "name: \"2fast\" is not a ROS name token (letters, digits and _, not starting with a digit)",
+            ),
+            ("name", "\"\"", "name: must not be empty"),
+            ("name", &long_name, "name: is 65 characters long, more than 64"),
+            (
+                "sensors[2].camera.width",
+                "100000",
+                "sensors[2].camera.width: 100000 is not in [1, 4096] pixels",
+            ),
+            (
+                "sensors[2].camera.height",
+                "100000",
+                "sensors[2].camera.height: 100000 is not in [1, 4096] pixels",
+            ),
+            (
+                "sensors[2].camera.width",
+                "0",
+                "sensors[2].camera.width: 0 is not in [1, 4096] pixels",
+            ),
+            (
+                "sensors[1].lidar.samples",
+                "1000000",
+                "sensors[1].lidar.samples: 1000000 is not in [1, 16384]",
+            ),
+            (
+                "sensors[0].rate_hz",
+                "1e6",
+                "sensors[0].rate_hz: 1000000 Hz is above the limit of 1000 Hz",
+            ),
+            (
+                "drive.odometry.rate_hz",
+                "5000",
+                "drive.odometry.rate_hz: 5000 Hz is above the limit of 1000 Hz",
+            ),
+            (
+                "drive.joint_states.gz_rate",
+                "1e9",
+                "drive.joint_states.gz_rate: 1000000000 Hz is above the limit of 1000 Hz",
+            ),
+            (
+                "sensors[0].outputs[0].rate_hz",
+                "2000",
+                "sensors[0].outputs[0].rate_hz: 2000 Hz is above the limit of 1000 Hz",
+            ),
+        ];
+        for (path, value, expected) in table {
+            assert_eq!(&reason(&edited(path, Some(value))), expected, "{path}: {value}");
+        }
+        // The limits themselves are accepted.
+        for (path, value) in [
+            ("sensors[2].camera.width", "4096"),
+            ("sensors[2].camera.height", "4096"),
+            ("sensors[0].rate_hz", "1000"),
+            ("name", "_Ugv_2"),
+        ] {
+            Manifest::from_yaml("mini.yaml", &edited(path, Some(value)))
+                .unwrap_or_else(|e| panic!("{path}: {value}: {e}"));
+        }
+        let text = format!(
+            "{MINIMAL}runtime:\n  link:\n    heartbeat: {{ topic: gcs/heartbeat, rate_hz: 1e5 }}\n"
+        );
+        assert_eq!(
+            reason(&text),
+            "runtime.link.heartbeat.rate_hz: 100000 Hz is above the limit of 1000 Hz"
         );
     }
 
