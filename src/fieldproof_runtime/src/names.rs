@@ -7,6 +7,16 @@
 
 use thiserror::Error;
 
+/// Longest fully qualified topic or service name rmw accepts:
+/// `RMW_TOPIC_MAX_NAME_LENGTH` = 255 (the DDS implementation's limit) - 8 (reserved for the
+/// `rt/`, `rq/`, `rr/` prefixes and suffixes), in `rmw/validate_full_topic_name.h`.
+pub const MAX_TOPIC_NAME_LEN: usize = 255 - 8;
+/// Longest namespace rmw accepts: `RMW_NAMESPACE_MAX_LENGTH` = `RMW_TOPIC_MAX_NAME_LENGTH`
+/// - 2 (room for the shortest topic, `/x`), in `rmw/validate_namespace.h`.
+pub const MAX_NAMESPACE_LEN: usize = MAX_TOPIC_NAME_LEN - 2;
+/// Longest node name: `RMW_NODE_NAME_MAX_NAME_LENGTH` in `rmw/validate_node_name.h`.
+pub const MAX_NODE_NAME_LEN: usize = 255;
+
 /// A name that ROS 2 would refuse.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum NameError {
@@ -58,10 +68,13 @@ pub fn validate_node_name(name: &str) -> Result<(), NameError> {
     if name.is_empty() {
         return Err(err("must not be empty"));
     }
-    if name.len() > 255 {
-        return Err(err("longer than 255 characters"));
+    token_ok(name).map_err(err)?;
+    if name.len() > MAX_NODE_NAME_LEN {
+        return Err(err(
+            "longer than 255 characters (RMW_NODE_NAME_MAX_NAME_LENGTH)",
+        ));
     }
-    token_ok(name).map_err(err)
+    Ok(())
 }
 
 /// Checks an absolute namespace (`/` or `/a/b`).
@@ -79,7 +92,13 @@ pub fn validate_namespace(ns: &str) -> Result<(), NameError> {
     if rest.ends_with('/') {
         return Err(err("must not end with '/'"));
     }
-    rest.split('/').try_for_each(token_ok).map_err(err)
+    rest.split('/').try_for_each(token_ok).map_err(err)?;
+    if ns.len() > MAX_NAMESPACE_LEN {
+        return Err(err(
+            "longer than 245 characters (RMW_NAMESPACE_MAX_LENGTH: 255, less 8 reserved for DDS prefixes, less 2 for the shortest topic)",
+        ));
+    }
+    Ok(())
 }
 
 /// Normalises a namespace given on the command line or in code: a relative one gets a
@@ -168,7 +187,13 @@ pub fn validate_full_name(name: &str) -> Result<(), NameError> {
     if rest.is_empty() {
         return Err(err("'/' alone is not a topic name"));
     }
-    rest.split('/').try_for_each(token_ok).map_err(err)
+    rest.split('/').try_for_each(token_ok).map_err(err)?;
+    if name.len() > MAX_TOPIC_NAME_LEN {
+        return Err(err(
+            "longer than 247 characters (RMW_TOPIC_MAX_NAME_LENGTH: 255, less 8 reserved for DDS prefixes)",
+        ));
+    }
+    Ok(())
 }
 
 /// Expands `name` for a node `node` in `namespace` like `rcl_expand_topic_name`:
@@ -216,9 +241,14 @@ pub fn expand(name: &str, node: &str, namespace: &str) -> Result<String, NameErr
     };
     // Substituting "/" as the namespace can produce "//".
     let expanded = expanded.replace("//", "/");
-    validate_full_name(&expanded).map_err(|_| NameError::Topic {
+    validate_full_name(&expanded).map_err(|e| NameError::Topic {
         name: name.to_string(),
-        reason: "expands to an invalid name",
+        reason: match e {
+            NameError::Topic { reason, .. } if reason.starts_with("longer than") => {
+                "expands to a name longer than 247 characters (RMW_TOPIC_MAX_NAME_LENGTH)"
+            }
+            _ => "expands to an invalid name",
+        },
     })?;
     Ok(expanded)
 }
@@ -302,6 +332,14 @@ mod tests {
         assert!(validate_namespace("//a").is_err());
         assert!(validate_namespace("/a/3b").is_err());
         assert_eq!(normalize_namespace("robot").unwrap(), "/robot");
+        // rmw's length limit: 245 characters.
+        let at_limit = format!("/{}", "a".repeat(MAX_NAMESPACE_LEN - 1));
+        assert!(validate_namespace(&at_limit).is_ok());
+        let over = format!("/{}", "a".repeat(299));
+        let e = normalize_namespace(&over).unwrap_err().to_string();
+        assert!(e.contains("longer than 245 characters"), "{e}");
+        let deep = format!("/{}", ["ns"; 100].join("/"));
+        assert!(validate_namespace(&deep).is_err(), "{} chars", deep.len());
         assert_eq!(normalize_namespace("").unwrap(), "/");
     }
 
@@ -316,6 +354,21 @@ mod tests {
         assert_eq!(expand("{node}/x", "talker", "/ns").unwrap(), "/ns/talker/x");
         assert_eq!(expand("{ns}/x", "talker", "/ns").unwrap(), "/ns/x");
         assert_eq!(expand("{ns}/x", "talker", "/").unwrap(), "/x");
+    }
+
+    #[test]
+    fn names_over_the_rmw_limits_are_refused() {
+        let topic = "t".repeat(MAX_TOPIC_NAME_LEN - 1);
+        assert!(expand(&topic, "n", "/").is_ok());
+        let e = expand(&format!("{topic}x"), "n", "/")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("longer than 247 characters"), "{e}");
+        // A topic that fits alone but not under a long namespace.
+        let ns = format!("/{}", "a".repeat(200));
+        assert!(expand(&"t".repeat(60), "n", &ns).is_err());
+        assert!(validate_node_name(&"n".repeat(MAX_NODE_NAME_LEN)).is_ok());
+        assert!(validate_node_name(&"n".repeat(MAX_NODE_NAME_LEN + 1)).is_err());
     }
 
     #[test]

@@ -359,28 +359,38 @@ const GZ_TYPES: &[(&str, &[&str])] = &[
     ("rosgraph_msgs/msg/Clock", &["gz.msgs.Clock"]),
 ];
 
-/// Checks a namespace option: empty, or `/`-separated ROS name tokens.
+/// Checks a namespace option: empty, or `/`-separated ROS name tokens, at most
+/// [`fieldproof_runtime::names::MAX_NAMESPACE_LEN`] characters with its leading `/` (the
+/// runtime's rule, which every adapter of the bundle applies when it starts).
 fn check_namespace(ns: &str) -> Result<String, GenError> {
     let trimmed = ns.trim_matches('/');
-    let ok = trimmed.is_empty()
-        || trimmed.split('/').all(|tok| {
-            tok.chars()
-                .next()
-                .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-                && tok.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-        });
-    if ok {
-        Ok(trimmed.to_string())
-    } else {
-        Err(GenError::Option {
-            option: "--namespace",
-            value: ns.to_string(),
-            reason:
-                "is not a valid ROS namespace (tokens of letters, digits and _ separated by /, \
-                     not starting with a digit)"
-                    .into(),
-        })
+    let bad = |reason: String| GenError::Option {
+        option: "--namespace",
+        value: ns.to_string(),
+        reason,
+    };
+    let token_ok = |tok: &str| {
+        tok.chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+            && tok.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+    };
+    if !(trimmed.is_empty() || trimmed.split('/').all(token_ok)) {
+        return Err(bad(
+            "is not a valid ROS namespace (tokens of letters, digits and _ separated by /, \
+             not starting with a digit)"
+                .into(),
+        ));
     }
+    let max = fieldproof_runtime::names::MAX_NAMESPACE_LEN;
+    if trimmed.len() + 1 > max {
+        return Err(bad(format!(
+            "is {} characters long with its leading /: ROS 2 refuses namespaces over {max} \
+             (RMW_NAMESPACE_MAX_LENGTH)",
+            trimmed.len() + 1
+        )));
+    }
+    Ok(trimmed.to_string())
 }
 
 fn check_frame_prefix(p: &str) -> Result<(), GenError> {

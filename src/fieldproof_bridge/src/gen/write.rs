@@ -33,6 +33,17 @@ pub(super) fn check_out_dir(dir: &Path) -> Result<(), GenError> {
     if !dir.is_dir() {
         return Err(bad("exists and is not a directory".into()));
     }
+    // Replacing the directory we run in (`-o .`) or one above it would pull the caller's
+    // working directory out from under it.
+    let canonical = std::fs::canonicalize(dir).map_err(io(dir))?;
+    if let Ok(cwd) = std::env::current_dir().and_then(std::fs::canonicalize) {
+        if cwd.starts_with(&canonical) {
+            return Err(bad(format!(
+                "is the working directory{}; refusing to replace it (name a new directory)",
+                if cwd == canonical { "" } else { " or holds it" }
+            )));
+        }
+    }
     let mut foreign: Vec<String> = std::fs::read_dir(dir)
         .map_err(io(dir))?
         .flatten()
