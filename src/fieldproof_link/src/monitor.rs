@@ -1,8 +1,8 @@
 //! link_monitor's failsafe as pure logic on the node's clock (ns; simulation time with
 //! `use_sim_time`): it arms at the first heartbeat; `timeout` without one declares the
-//! link lost (link_state false, then again once a second) and sends zero velocity at
-//! 20 Hz while dropping upstream commands; the next heartbeat declares it back
-//! (link_state true) and commands pass again.
+//! link lost (link_state false, then again once a second) and, unless the loss action is
+//! `continue`, sends its failsafe command at 20 Hz while dropping upstream commands; the
+//! next heartbeat declares it back (link_state true) and commands pass again.
 
 /// Default timeout (s).
 pub const DEFAULT_TIMEOUT_S: f64 = 2.0;
@@ -11,18 +11,83 @@ pub const ZERO_RATE_HZ: f64 = 20.0;
 /// Period of the repeated link_state while lost (ns).
 pub const STATE_PERIOD_NS: i64 = 1_000_000_000;
 
+/// Default descent speed of the `land` loss action (m/s).
+pub const DEFAULT_LAND_DESCENT_MPS: f64 = 0.5;
+/// The fastest descent the `land` loss action may command (m/s).
+pub const MAX_LAND_DESCENT_MPS: f64 = 2.0;
+
+/// What the failsafe does while the link is lost (the manifest's `runtime.link.loss_action`).
+/// `return_home` is not among them: it needs a stack with a home behaviour, and the
+/// failsafe alone has none.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum LossAction {
+    /// Zero velocity (a ground vehicle stops).
+    Stop,
+    /// Zero velocity (a multirotor hovers in place).
+    Hold,
+    /// A bounded descent: straight down at this speed (m/s), nothing else.
+    Land {
+        /// Descent speed, m/s (at most [`MAX_LAND_DESCENT_MPS`]).
+        descent_mps: f64,
+    },
+    /// Pass the commands on and only report the loss.
+    Continue,
+}
+
+impl LossAction {
+    /// The names the `loss_action` parameter accepts.
+    pub const NAMES: &'static str = "stop, hold, land, continue";
+
+    /// Parses the `loss_action` parameter's value; `descent_mps` is the land speed.
+    pub fn parse(name: &str, descent_mps: f64) -> Result<LossAction, String> {
+        match name {
+            "stop" => Ok(LossAction::Stop),
+            "hold" => Ok(LossAction::Hold),
+            "land" if descent_mps > 0.0 && descent_mps <= MAX_LAND_DESCENT_MPS => {
+                Ok(LossAction::Land { descent_mps })
+            }
+            "land" => Err(format!(
+                "land_descent_mps: {descent_mps} is not in (0, {MAX_LAND_DESCENT_MPS}]"
+            )),
+            "return_home" => Err(
+                "loss_action: \"return_home\" needs a stack with a home behaviour; the failsafe \
+                 alone cannot return home (use stop, hold, land or continue)"
+                    .into(),
+            ),
+            other => Err(format!(
+                "loss_action: \"{other}\" is not one of {}",
+                LossAction::NAMES
+            )),
+        }
+    }
+
+    /// Whether the failsafe takes the vehicle over while the link is lost.
+    pub fn takes_over(&self) -> bool {
+        !matches!(self, LossAction::Continue)
+    }
+
+    /// The failsafe command as (linear x, y, z) velocity; angular is always zero.
+    pub fn linear_velocity(&self) -> [f64; 3] {
+        match self {
+            LossAction::Land { descent_mps } => [0.0, 0.0, -descent_mps],
+            _ => [0.0; 3],
+        }
+    }
+}
+
 /// What the node publishes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Output {
     /// `link_state` with this value.
     LinkState(bool),
-    /// A zero velocity command.
-    Zero,
+    /// The loss action's failsafe command ([`LossAction::linear_velocity`]).
+    Failsafe,
 }
 
 /// The failsafe's state.
 #[derive(Debug, Clone)]
 pub struct LinkMonitor {
+    action: LossAction,
     timeout_ns: i64,
     zero_period_ns: i64,
     last_heartbeat: Option<i64>,
@@ -32,9 +97,17 @@ pub struct LinkMonitor {
 }
 
 impl LinkMonitor {
-    /// A monitor declaring the link lost after `timeout_s` without a heartbeat.
+    /// A monitor declaring the link lost after `timeout_s` without a heartbeat and then
+    /// stopping the vehicle.
     pub fn new(timeout_s: f64) -> Self {
+        LinkMonitor::with_action(timeout_s, LossAction::Stop)
+    }
+
+    /// A monitor declaring the link lost after `timeout_s` without a heartbeat and then
+    /// doing `action`.
+    pub fn with_action(timeout_s: f64, action: LossAction) -> Self {
         LinkMonitor {
+            action,
             timeout_ns: (timeout_s * 1e9) as i64,
             zero_period_ns: (1e9 / ZERO_RATE_HZ) as i64,
             last_heartbeat: None,
@@ -82,7 +155,9 @@ impl LinkMonitor {
             if now - last >= self.timeout_ns {
                 self.lost = true;
                 out.push(Output::LinkState(false));
-                out.push(Output::Zero);
+                if self.action.takes_over() {
+                    out.push(Output::Failsafe);
+                }
                 self.next_zero = now + self.zero_period_ns;
                 self.next_state = now + STATE_PERIOD_NS;
             }
@@ -95,8 +170,8 @@ impl LinkMonitor {
                 self.next_state = now + STATE_PERIOD_NS;
             }
         }
-        if now >= self.next_zero {
-            out.push(Output::Zero);
+        if now >= self.next_zero && self.action.takes_over() {
+            out.push(Output::Failsafe);
             self.next_zero += self.zero_period_ns;
             if self.next_zero <= now {
                 self.next_zero = now + self.zero_period_ns;
@@ -109,7 +184,7 @@ impl LinkMonitor {
     /// outputs that became due are returned too).
     pub fn command(&mut self, now: i64) -> (bool, Vec<Output>) {
         let out = self.tick(now);
-        (!self.lost, out)
+        (!self.lost || !self.action.takes_over(), out)
     }
 }
 
@@ -178,7 +253,7 @@ mod tests {
         // Zero velocity at 20 Hz from the loss to the heartbeat.
         let zeros: Vec<i64> = outs
             .iter()
-            .filter(|(_, o)| *o == Output::Zero)
+            .filter(|(_, o)| *o == Output::Failsafe)
             .map(|(t, _)| *t)
             .collect();
         assert_eq!(zeros.first(), Some(&t_false));
@@ -193,12 +268,64 @@ mod tests {
     }
 
     #[test]
+    fn continue_reports_the_loss_and_passes_commands() {
+        let mut m = LinkMonitor::with_action(2.0, LossAction::Continue);
+        m.heartbeat(0);
+        assert_eq!(m.tick(2 * S), vec![Output::LinkState(false)]);
+        assert!(m.lost());
+        let (pass, outs) = m.command(2 * S + 500 * MS);
+        assert!(pass, "continue passes commands while lost");
+        assert!(outs.iter().all(|o| *o != Output::Failsafe), "{outs:?}");
+        assert_eq!(
+            m.tick(3 * S),
+            vec![Output::LinkState(false)],
+            "still reported"
+        );
+    }
+
+    #[test]
+    fn land_descends_at_its_bounded_speed_and_takes_over() {
+        let land = LossAction::parse("land", 0.7).unwrap();
+        assert_eq!(land.linear_velocity(), [0.0, 0.0, -0.7]);
+        let mut m = LinkMonitor::with_action(2.0, land);
+        m.heartbeat(0);
+        assert_eq!(
+            m.tick(2 * S),
+            vec![Output::LinkState(false), Output::Failsafe]
+        );
+        assert!(!m.command(2 * S + MS).0, "commands dropped while landing");
+        assert!(LossAction::parse("land", 50.0)
+            .unwrap_err()
+            .starts_with("land_descent_mps: 50"));
+        assert!(LossAction::parse("land", f64::NAN).is_err());
+    }
+
+    #[test]
+    fn stop_and_hold_send_zero_and_return_home_is_refused() {
+        for name in ["stop", "hold"] {
+            let action = LossAction::parse(name, DEFAULT_LAND_DESCENT_MPS).unwrap();
+            assert!(action.takes_over());
+            assert_eq!(action.linear_velocity(), [0.0; 3]);
+        }
+        let e = LossAction::parse("return_home", DEFAULT_LAND_DESCENT_MPS).unwrap_err();
+        assert!(e.contains("home behaviour"), "{e}");
+        let e = LossAction::parse("panic", DEFAULT_LAND_DESCENT_MPS).unwrap_err();
+        assert_eq!(
+            e,
+            "loss_action: \"panic\" is not one of stop, hold, land, continue"
+        );
+    }
+
+    #[test]
     fn a_clock_going_back_restarts_the_wait() {
         let mut m = LinkMonitor::new(2.0);
         m.heartbeat(10 * S);
         assert!(m.tick(5 * S).is_empty());
         assert!(m.tick(6 * S + 999 * MS).is_empty());
-        assert_eq!(m.tick(7 * S), vec![Output::LinkState(false), Output::Zero]);
+        assert_eq!(
+            m.tick(7 * S),
+            vec![Output::LinkState(false), Output::Failsafe]
+        );
         assert!(m.lost());
     }
 }

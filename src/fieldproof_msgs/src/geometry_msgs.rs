@@ -96,6 +96,23 @@ pub struct Twist {
     pub angular: Vector3,
 }
 
+impl Twist {
+    /// The first component that is not a finite number, as (`linear.x`-style field name,
+    /// value); `None` for a command a base can execute. Nav2's `validateTwist` is the model:
+    /// a command with a NaN or an infinity never reaches a base.
+    pub fn non_finite_field(&self) -> Option<(&'static str, f64)> {
+        let fields = [
+            ("linear.x", self.linear.x),
+            ("linear.y", self.linear.y),
+            ("linear.z", self.linear.z),
+            ("angular.x", self.angular.x),
+            ("angular.y", self.angular.y),
+            ("angular.z", self.angular.z),
+        ];
+        fields.into_iter().find(|(_, value)| !value.is_finite())
+    }
+}
+
 /// `geometry_msgs/msg/TwistStamped`.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct TwistStamped {
@@ -159,3 +176,22 @@ crate::ros_message!(
     "geometry_msgs/msg/TransformStamped",
     stamped
 );
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn non_finite_field_names_the_first_bad_component() {
+        let mut cmd = Twist::default();
+        assert_eq!(cmd.non_finite_field(), None);
+        cmd.angular.z = f64::INFINITY;
+        assert_eq!(cmd.non_finite_field(), Some(("angular.z", f64::INFINITY)));
+        cmd.linear.y = f64::NAN;
+        let (field, value) = cmd.non_finite_field().unwrap();
+        assert_eq!(field, "linear.y");
+        assert!(value.is_nan());
+        cmd.linear.x = f64::NEG_INFINITY;
+        assert_eq!(cmd.non_finite_field().unwrap().0, "linear.x");
+    }
+}

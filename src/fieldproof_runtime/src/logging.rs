@@ -34,6 +34,46 @@ pub fn tracing_level(l: LogLevel) -> Level {
     }
 }
 
+/// Rate-limits a log line that bad input can repeat at any rate (like rclcpp's
+/// `RCLCPP_WARN_THROTTLE`): every occurrence is counted, at most one is logged per period.
+#[derive(Debug, Clone)]
+pub struct Throttle {
+    period: std::time::Duration,
+    total: u64,
+    /// When the last line was logged and the total it reported.
+    last_logged: Option<(std::time::Instant, u64)>,
+}
+
+impl Throttle {
+    /// At most one line per `period`.
+    pub fn new(period: std::time::Duration) -> Self {
+        Throttle {
+            period,
+            total: 0,
+            last_logged: None,
+        }
+    }
+    /// Counts one occurrence; `Some(n)` when it is to be logged now, `n` being the
+    /// occurrences since the last logged one (this one included).
+    pub fn hit(&mut self) -> Option<u64> {
+        self.total += 1;
+        let now = std::time::Instant::now();
+        let due = self
+            .last_logged
+            .is_none_or(|(at, _)| now.duration_since(at) >= self.period);
+        if !due {
+            return None;
+        }
+        let since = self.total - self.last_logged.map_or(0, |(_, logged)| logged);
+        self.last_logged = Some((now, self.total));
+        Some(since)
+    }
+    /// Every occurrence counted so far.
+    pub fn total(&self) -> u64 {
+        self.total
+    }
+}
+
 fn severity(l: &Level) -> (&'static str, u8) {
     match *l {
         Level::TRACE | Level::DEBUG => ("DEBUG", Log::DEBUG),
@@ -151,6 +191,16 @@ pub(crate) fn init(name: &str, level: LogLevel, stderr: bool) -> RosoutSlot {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn throttle_counts_everything_and_lets_one_line_through_per_period() {
+        let mut t = Throttle::new(std::time::Duration::from_secs(3600));
+        assert_eq!(t.hit(), Some(1));
+        assert!((0..999).all(|_| t.hit().is_none()));
+        assert_eq!(t.total(), 1000);
+        let mut every = Throttle::new(std::time::Duration::ZERO);
+        assert_eq!((every.hit(), every.hit()), (Some(1), Some(1)));
+    }
 
     #[test]
     fn logger_names_like_rcl() {

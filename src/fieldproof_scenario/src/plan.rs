@@ -3,6 +3,7 @@
 //! runner executes it, the tests read it.
 
 use crate::model::{Scenario, Stack, Vehicle};
+use fieldproof_robots::manifest::Heartbeat;
 use std::path::{Path, PathBuf};
 
 /// How a process shows it is ready.
@@ -222,11 +223,12 @@ pub fn plan(
             .and_then(|r| r.link.as_ref())
             .filter(|_| v.failsafe)
         {
-            let hb = link
-                .heartbeat
-                .as_ref()
-                .map(|h| h.topic.clone())
-                .unwrap_or_else(|| "gcs/heartbeat".into());
+            // Every setting of the failsafe is passed as a declared parameter, so what
+            // `ros2 param get` reports is what runs.
+            let (hb, hb_qos) = match &link.heartbeat {
+                Some(h) => (h.topic.clone(), h.qos.clone()),
+                None => ("gcs/heartbeat".into(), Heartbeat::default_qos()),
+            };
             out.push(ProcSpec {
                 name: format!("{}/link_monitor", v.name),
                 vehicle: Some(v.name.clone()),
@@ -244,6 +246,14 @@ pub fn plan(
                     format!("timeout_s:={:?}", link.timeout_s),
                     "-p".into(),
                     format!("heartbeat_topic:={hb}"),
+                    "-p".into(),
+                    format!("heartbeat_qos_reliability:={}", hb_qos.reliability.name()),
+                    "-p".into(),
+                    format!("heartbeat_qos_durability:={}", hb_qos.durability.name()),
+                    "-p".into(),
+                    format!("heartbeat_qos_depth:={}", hb_qos.depth),
+                    "-p".into(),
+                    format!("loss_action:={}", link.loss_action.name()),
                     "-p".into(),
                     format!("input:={cmd_topic}"),
                     "-p".into(),
@@ -429,6 +439,16 @@ mod tests {
         assert!(lm.argv.contains(&"input:=cmd_vel_nav".to_string()));
         assert!(lm.argv.contains(&"output:=cmd_vel".to_string()));
         assert!(lm.argv.contains(&"timeout_s:=2.0".to_string()));
+        // The manifest's loss action and heartbeat QoS reach the failsafe as parameters.
+        for arg in [
+            "loss_action:=stop",
+            "heartbeat_topic:=gcs/heartbeat",
+            "heartbeat_qos_reliability:=best_effort",
+            "heartbeat_qos_durability:=volatile",
+            "heartbeat_qos_depth:=1",
+        ] {
+            assert!(lm.argv.contains(&arg.to_string()), "{arg} in {:?}", lm.argv);
+        }
         assert_eq!(lm.netns.as_deref(), Some("fp-r1-v-ugv1"));
         let gd = p.iter().find(|x| x.name == "ugv1/goal_driver").unwrap();
         assert!(gd.argv.contains(&"output:=cmd_vel_nav".to_string()));

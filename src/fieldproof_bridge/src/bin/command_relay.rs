@@ -1,12 +1,14 @@
 //! `command_relay`: the drive command on its way to the simulator (the vehicle publishes
 //! `input`, the contract's `cmd_vel`; the relay republishes on the hidden topic the bridge
 //! forwards), its speeds capped by `max_linear_mps` / `max_angular_radps` (0: no limit:
-//! `actuator.limit`); `dropout`, `freeze`.
+//! `actuator.limit`); `dropout`, `freeze`. A command with a NaN or infinite component is
+//! replaced by zero and reported (Nav2's `validateTwist`): it never reaches the base.
 
-use fieldproof_bridge::adapters::command::SpeedLimits;
+use fieldproof_bridge::adapters::command::{SpeedLimits, Verdict};
 use fieldproof_bridge::node::{injector_builder, run_pipeline};
+use fieldproof_runtime::logging::Throttle;
 use fieldproof_runtime::msgs::geometry_msgs::Twist;
-use fieldproof_runtime::Param;
+use fieldproof_runtime::{tracing, Param, MALFORMED_LOG_PERIOD};
 
 fn main() -> std::process::ExitCode {
     fieldproof_runtime::main(
@@ -30,12 +32,23 @@ fn main() -> std::process::ExitCode {
         |node| async move {
             let max_linear = node.watch_f64("max_linear_mps");
             let max_angular = node.watch_f64("max_angular_radps");
+            let mut non_finite = Throttle::new(MALFORMED_LOG_PERIOD);
             let transform = move |twist: Twist| {
                 let limits = SpeedLimits {
                     max_linear_mps: max_linear.get(),
                     max_angular_radps: max_angular.get(),
                 };
-                Some(limits.apply(twist))
+                let verdict = limits.check(twist);
+                if let Verdict::Zeroed(field, value) = verdict {
+                    if let Some(since) = non_finite.hit() {
+                        tracing::warn!(
+                            "command {field} = {value} is not finite: zero sent instead \
+                             ({since} such commands since the last report, {} in all)",
+                            non_finite.total()
+                        );
+                    }
+                }
+                Some(verdict.command())
             };
             run_pipeline(&node, transform, node.shutdown_requested()).await
         },

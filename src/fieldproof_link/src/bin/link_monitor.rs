@@ -1,20 +1,64 @@
 //! `link_monitor`: the vehicle's failsafe, last in its velocity chain (a thin shell over
 //! [`fieldproof_link::monitor::LinkMonitor`]).
 //!
-//! Arms at the first heartbeat (`std_msgs/msg/Header` on `heartbeat_topic`, best effort);
-//! after `timeout_s` of its clock (simulation time with `use_sim_time:=true`) without one
-//! it publishes `link_state` false (`std_msgs/msg/Bool`, transient local, again once a
-//! second) and zero velocity on `output` at 20 Hz, dropping the commands from `input`; at
-//! the next heartbeat `link_state` true and the commands pass again.
+//! Arms at the first heartbeat (`std_msgs/msg/Header` on `heartbeat_topic`, with the
+//! `heartbeat_qos_*` QoS: best effort, volatile, depth 1 by default); after `timeout_s` of
+//! its clock (simulation time with `use_sim_time:=true`) without one it publishes
+//! `link_state` false (`std_msgs/msg/Bool`, transient local, again once a second) and does
+//! its `loss_action`: `stop` and `hold` send zero velocity on `output` at 20 Hz, `land` a
+//! descent at `land_descent_mps`, dropping the commands from `input`; `continue` passes
+//! them and only reports. At the next heartbeat `link_state` true and the commands pass
+//! again. A command with a NaN or infinite component never reaches the base: zero goes
+//! out in its place and it is reported (Nav2's `validateTwist`). A sample that does not
+//! deserialize is skipped by the runtime; the failsafe keeps its state.
+//!
+//! Every setting is a declared parameter (what `ros2 param get` reports is what runs):
 //!
 //! ```text
-//! link_monitor --ros-args -r __ns:=/ugv1 -p timeout_s:=2.0 -p input:=cmd_vel_safe -p output:=cmd_vel
+//! link_monitor --ros-args -r __ns:=/ugv1 -p timeout_s:=2.0 -p loss_action:=stop -p input:=cmd_vel_safe -p output:=cmd_vel
 //! ```
 
-use fieldproof_link::monitor::{LinkMonitor, Output, DEFAULT_TIMEOUT_S, ZERO_RATE_HZ};
-use fieldproof_runtime::msgs::{geometry_msgs::Twist, std_msgs};
-use fieldproof_runtime::{qos, tracing, NodeBuilder, Param};
+use fieldproof_link::monitor::{
+    LinkMonitor, LossAction, Output, DEFAULT_LAND_DESCENT_MPS, DEFAULT_TIMEOUT_S,
+    MAX_LAND_DESCENT_MPS, ZERO_RATE_HZ,
+};
+use fieldproof_runtime::logging::Throttle;
+use fieldproof_runtime::msgs::{
+    geometry_msgs::{Twist, Vector3},
+    std_msgs,
+};
+use fieldproof_runtime::qos::{self, Durability, QosSpec, Reliability};
+use fieldproof_runtime::{tracing, NodeBuilder, Param, ParamValue, MALFORMED_LOG_PERIOD};
 use futures::FutureExt;
+
+fn one_of(param: &'static str, names: &'static [&'static str]) -> Param {
+    Param::string(param, names[0])
+        .constraints(&names.join(" | "))
+        .read_only()
+        .on_change(move |value| match value {
+            ParamValue::String(s) if names.contains(&s.as_str()) => Ok(()),
+            other => Err(format!(
+                "{param}: {other} is not one of {}",
+                names.join(", ")
+            )),
+        })
+}
+
+/// The heartbeat subscription's QoS from the `heartbeat_qos_*` parameters.
+fn heartbeat_qos(reliability: &str, durability: &str, depth: i64) -> QosSpec {
+    let reliability = match reliability {
+        "reliable" => Reliability::Reliable,
+        _ => Reliability::BestEffort,
+    };
+    let durability = match durability {
+        "transient_local" => Durability::TransientLocal,
+        _ => Durability::Volatile,
+    };
+    qos::sensor_data()
+        .reliability(reliability)
+        .durability(durability)
+        .keep_last(depth.max(1) as usize)
+}
 
 fn main() -> std::process::ExitCode {
     fieldproof_runtime::main(
@@ -32,6 +76,41 @@ fn main() -> std::process::ExitCode {
                         .read_only(),
                 )
                 .param(
+                    one_of("heartbeat_qos_reliability", &["best_effort", "reliable"])
+                        .description("reliability of the heartbeat subscription"),
+                )
+                .param(
+                    one_of("heartbeat_qos_durability", &["volatile", "transient_local"])
+                        .description("durability of the heartbeat subscription"),
+                )
+                .param(
+                    Param::int("heartbeat_qos_depth", 1)
+                        .description("history depth (keep last) of the heartbeat subscription")
+                        .range(1.0, 1000.0)
+                        .read_only(),
+                )
+                .param(
+                    Param::string("loss_action", "stop")
+                        .description(
+                            "on loss of link: stop | hold (zero velocity), land (descent at \
+                             land_descent_mps), continue (pass commands, only report)",
+                        )
+                        .constraints(LossAction::NAMES)
+                        .read_only()
+                        .on_change(|value| match value {
+                            ParamValue::String(name) => {
+                                LossAction::parse(name, DEFAULT_LAND_DESCENT_MPS).map(|_| ())
+                            }
+                            other => Err(format!("loss_action: {other} is not a string")),
+                        }),
+                )
+                .param(
+                    Param::double("land_descent_mps", DEFAULT_LAND_DESCENT_MPS)
+                        .description("descent speed of loss_action land, m/s")
+                        .range(0.05, MAX_LAND_DESCENT_MPS)
+                        .read_only(),
+                )
+                .param(
                     Param::string("input", "cmd_vel_safe")
                         .description("upstream velocity commands")
                         .read_only(),
@@ -46,83 +125,93 @@ fn main() -> std::process::ExitCode {
                         .description("std_msgs/msg/Bool, transient local")
                         .read_only(),
                 )
-                .param(
-                    Param::string("manifest", "")
-                        .description(
-                            "robot.yaml whose runtime.link sets timeout_s and heartbeat_topic",
-                        )
-                        .read_only(),
-                )
         },
         |node| async move {
-            let (mut timeout_s, mut hb_topic) = (
-                node.param_f64("timeout_s"),
-                node.param_str("heartbeat_topic"),
+            let timeout_s = node.param_f64("timeout_s");
+            let action = LossAction::parse(
+                &node.param_str("loss_action"),
+                node.param_f64("land_descent_mps"),
+            )?;
+            let hb_qos = heartbeat_qos(
+                &node.param_str("heartbeat_qos_reliability"),
+                &node.param_str("heartbeat_qos_durability"),
+                node.param_int("heartbeat_qos_depth"),
             );
-            let manifest = node.param_str("manifest");
-            if !manifest.is_empty() {
-                let m = fieldproof_robots::Manifest::load(&manifest)
-                    .map_err(|e| format!("manifest: {e}"))?;
-                let link = m
-                    .runtime
-                    .and_then(|r| r.link)
-                    .ok_or_else(|| format!("manifest: {manifest}: runtime.link: missing"))?;
-                timeout_s = link.timeout_s;
-                if let Some(h) = link.heartbeat {
-                    hb_topic = h.topic;
-                }
-            }
             let hb =
-                node.subscription::<std_msgs::Header>(&hb_topic, qos::sensor_data().keep_last(1))?;
+                node.subscription::<std_msgs::Header>(&node.param_str("heartbeat_topic"), hb_qos)?;
             let input = node.subscription::<Twist>(&node.param_str("input"), qos::default())?;
             let output = node.publisher::<Twist>(&node.param_str("output"), qos::default())?;
             let state =
                 node.publisher::<std_msgs::Bool>(&node.param_str("state_topic"), qos::latched())?;
             let clock = node.clock();
-            let mut monitor = LinkMonitor::new(timeout_s);
+            let mut monitor = LinkMonitor::with_action(timeout_s, action);
             let mut timer = node.timer_hz(ZERO_RATE_HZ);
+            let [x, y, z] = action.linear_velocity();
+            let failsafe_command = Twist {
+                linear: Vector3 { x, y, z },
+                angular: Vector3::default(),
+            };
+            let mut non_finite = Throttle::new(MALFORMED_LOG_PERIOD);
             tracing::info!(
-                "watching {} (timeout {} s) between {} and {}",
+                "watching {} (timeout {} s, {:?}) between {} and {}; on loss: {:?}",
                 hb.topic(),
                 timeout_s,
+                hb_qos.reliability,
                 input.topic(),
-                output.topic()
+                output.topic(),
+                action
             );
-            let publish = |outs: Vec<Output>| -> Result<(), fieldproof_runtime::BoxError> {
+            // A write that fails (a full window) is reported; the failsafe goes on.
+            let publish = |outs: Vec<Output>| {
                 for o in outs {
-                    match o {
+                    let written = match o {
                         Output::LinkState(v) => {
                             if v {
                                 tracing::info!("link back: heartbeat received");
                             }
-                            state.publish(std_msgs::Bool { data: v })?;
+                            state.publish(std_msgs::Bool { data: v })
                         }
-                        Output::Zero => output.publish(Twist::default())?,
+                        Output::Failsafe => output.publish(failsafe_command),
+                    };
+                    if let Err(e) = written {
+                        tracing::warn!("{e}");
                     }
                 }
-                Ok(())
             };
             loop {
                 futures::select! {
                     m = hb.recv().fuse() => {
                         m?;
-                        publish(monitor.heartbeat(clock.now_nanos()))?;
+                        publish(monitor.heartbeat(clock.now_nanos()));
                     }
                     c = input.recv().fuse() => {
-                        let cmd = c?;
+                        let mut cmd = c?;
                         let (pass, outs) = monitor.command(clock.now_nanos());
-                        publish(outs)?;
+                        publish(outs);
+                        if let Some((field, value)) = cmd.non_finite_field() {
+                            if let Some(since) = non_finite.hit() {
+                                tracing::warn!(
+                                    "{}: {field} = {value} is not finite: zero sent instead \
+                                     ({since} such commands since the last report, {} in all)",
+                                    input.topic(),
+                                    non_finite.total()
+                                );
+                            }
+                            cmd = Twist::default();
+                        }
                         if pass {
-                            output.publish(cmd)?;
+                            if let Err(e) = output.publish(cmd) {
+                                tracing::warn!("{e}");
+                            }
                         }
                     }
                     t = timer.tick().fuse() => {
                         let was_lost = monitor.lost();
                         let outs = monitor.tick(t);
                         if monitor.lost() && !was_lost {
-                            tracing::warn!("link lost: no heartbeat for {} s; holding (zero velocity)", timeout_s);
+                            tracing::warn!("link lost: no heartbeat for {} s; {:?}", timeout_s, action);
                         }
-                        publish(outs)?;
+                        publish(outs);
                     }
                 }
             }

@@ -1,0 +1,224 @@
+//! Typed publishers and subscriptions.
+//!
+//! A subscription never lets one bad sample end its reader: a sample that fails to
+//! deserialize (truncated, wrong type, hostile) is counted, logged at most once per
+//! [`MALFORMED_LOG_PERIOD`], and skipped; only a failure of the participant itself (a
+//! poisoned lock, an internal error, a closed reader) is an error of the stream.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use futures::StreamExt;
+use ros2_client::ReadError;
+
+use crate::graph::Graph;
+use crate::logging::Throttle;
+use crate::msgs::RosMessage;
+use crate::node::NodeError;
+
+/// The shortest interval between two log lines about malformed samples on one topic.
+pub const MALFORMED_LOG_PERIOD: Duration = Duration::from_secs(5);
+
+/// A typed publisher.
+pub struct Publisher<M: RosMessage> {
+    inner: ros2_client::Publisher<M>,
+    topic: String,
+    graph: Arc<Graph>,
+}
+
+impl<M: RosMessage> Publisher<M> {
+    pub(crate) fn new(inner: ros2_client::Publisher<M>, topic: String, graph: Arc<Graph>) -> Self {
+        Publisher {
+            inner,
+            topic,
+            graph,
+        }
+    }
+    /// Publishes (a reliable writer with a full window waits up to 100 ms).
+    pub fn publish(&self, msg: M) -> Result<(), NodeError> {
+        self.inner.publish(msg).map_err(|e| NodeError::Write {
+            topic: self.topic.clone(),
+            reason: e.to_string(),
+        })
+    }
+    /// Publishes, waiting asynchronously for window space.
+    pub async fn publish_async(&self, msg: M) -> Result<(), NodeError> {
+        self.inner
+            .async_publish(msg)
+            .await
+            .map_err(|e| NodeError::Write {
+                topic: self.topic.clone(),
+                reason: e.to_string(),
+            })
+    }
+    /// The resolved topic name.
+    pub fn topic(&self) -> &str {
+        &self.topic
+    }
+    /// The DDS writer GUID.
+    pub fn guid(&self) -> rustdds::GUID {
+        self.inner.guid()
+    }
+    /// How many subscriptions are matched (any participant, this one included).
+    pub fn subscription_count(&self) -> usize {
+        self.graph.subscription_count(self.guid())
+    }
+    /// Waits until at least `n` subscriptions are matched.
+    pub async fn wait_for_subscriptions(&self, n: usize) {
+        let g = self.guid();
+        self.graph.wait(|gr| gr.subscription_count(g) >= n).await
+    }
+}
+
+/// Counts the malformed samples of one subscription and rate-limits their log lines.
+#[derive(Debug)]
+struct MalformedSamples(Mutex<Throttle>);
+
+impl Default for MalformedSamples {
+    fn default() -> Self {
+        MalformedSamples(Mutex::new(Throttle::new(MALFORMED_LOG_PERIOD)))
+    }
+}
+
+impl MalformedSamples {
+    /// Records one malformed sample on `topic`, logging it unless a line about this topic
+    /// was logged less than [`MALFORMED_LOG_PERIOD`] ago.
+    fn record(&self, topic: &str, reason: &str) {
+        let mut throttle = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(since) = throttle.hit() {
+            tracing::warn!(
+                "receiving on '{topic}': skipped a sample that does not deserialize ({reason}); \
+                 {since} skipped since the last report, {} in all",
+                throttle.total()
+            );
+        }
+    }
+    fn count(&self) -> u64 {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).total()
+    }
+}
+
+/// Whether a read error concerns one sample (skip it) rather than the reader.
+fn is_sample_error(e: &ReadError) -> bool {
+    matches!(e, ReadError::Deserialization { .. } | ReadError::Malformed)
+}
+
+/// A typed subscription. Malformed samples are skipped (see the module documentation).
+pub struct Subscription<M: RosMessage> {
+    inner: ros2_client::Subscription<M>,
+    topic: String,
+    graph: Arc<Graph>,
+    malformed: MalformedSamples,
+}
+
+impl<M: RosMessage> Subscription<M> {
+    pub(crate) fn new(
+        inner: ros2_client::Subscription<M>,
+        topic: String,
+        graph: Arc<Graph>,
+    ) -> Self {
+        Subscription {
+            inner,
+            topic,
+            graph,
+            malformed: MalformedSamples::default(),
+        }
+    }
+    fn read_error(&self, e: ReadError) -> NodeError {
+        NodeError::Read {
+            topic: self.topic.clone(),
+            reason: e.to_string(),
+        }
+    }
+    /// Waits for the next well-formed message. An error means the reader itself failed.
+    pub async fn recv(&self) -> Result<M, NodeError> {
+        self.recv_with_info().await.map(|(m, _)| m)
+    }
+    /// Waits for the next well-formed message and its DDS metadata.
+    pub async fn recv_with_info(&self) -> Result<(M, ros2_client::MessageInfo), NodeError> {
+        loop {
+            match self.inner.async_take().await {
+                Ok(x) => return Ok(x),
+                Err(e) if is_sample_error(&e) => self.malformed.record(&self.topic, &e.to_string()),
+                Err(e) => return Err(self.read_error(e)),
+            }
+        }
+    }
+    /// A well-formed message if one is waiting.
+    pub fn try_recv(&self) -> Result<Option<M>, NodeError> {
+        loop {
+            match self.inner.take() {
+                Ok(x) => return Ok(x.map(|(m, _)| m)),
+                Err(e) if is_sample_error(&e) => self.malformed.record(&self.topic, &e.to_string()),
+                Err(e) => return Err(self.read_error(e)),
+            }
+        }
+    }
+    /// The messages as a stream; malformed samples are skipped, and so (logged) are
+    /// reader failures.
+    pub fn stream(&self) -> impl futures::Stream<Item = M> + '_ {
+        self.inner.async_stream().filter_map(move |r| {
+            futures::future::ready(match r {
+                Ok((m, _)) => Some(m),
+                Err(e) if is_sample_error(&e) => {
+                    self.malformed.record(&self.topic, &e.to_string());
+                    None
+                }
+                Err(e) => {
+                    tracing::warn!("receiving on '{}': {e}", self.topic);
+                    None
+                }
+            })
+        })
+    }
+    /// How many samples were skipped because they did not deserialize.
+    pub fn malformed_count(&self) -> u64 {
+        self.malformed.count()
+    }
+    /// The resolved topic name.
+    pub fn topic(&self) -> &str {
+        &self.topic
+    }
+    /// The DDS reader GUID.
+    pub fn guid(&self) -> rustdds::GUID {
+        self.inner.guid()
+    }
+    /// How many publishers are matched.
+    pub fn publisher_count(&self) -> usize {
+        self.graph.publisher_count(self.guid())
+    }
+    /// Waits until at least `n` publishers are matched.
+    pub async fn wait_for_publishers(&self, n: usize) {
+        let g = self.guid();
+        self.graph.wait(|gr| gr.publisher_count(g) >= n).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sample_errors_are_skipped_reader_errors_are_not() {
+        assert!(is_sample_error(&ReadError::Deserialization {
+            reason: "5 bytes".into()
+        }));
+        assert!(is_sample_error(&ReadError::Malformed));
+        assert!(!is_sample_error(&ReadError::Closed));
+        assert!(!is_sample_error(&ReadError::Poisoned {
+            reason: "lock".into()
+        }));
+        assert!(!is_sample_error(&ReadError::Internal {
+            reason: "bug".into()
+        }));
+    }
+
+    #[test]
+    fn malformed_samples_are_all_counted() {
+        let m = MalformedSamples::default();
+        for _ in 0..1000 {
+            m.record("/t", "short");
+        }
+        assert_eq!(m.count(), 1000);
+    }
+}
