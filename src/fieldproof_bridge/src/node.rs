@@ -18,11 +18,13 @@ pub fn injector_builder(default_name: &str) -> NodeBuilder {
         .param(
             Param::string("input", "input")
                 .description("topic the adapter reads (the bridge's hidden topic)")
+                .topic()
                 .read_only(),
         )
         .param(
             Param::string("output", "output")
                 .description("topic the adapter publishes (the contract topic)")
+                .topic()
                 .read_only(),
         )
         .param(
@@ -46,8 +48,9 @@ fn reliability_of(v: &ParamValue) -> Result<bool, String> {
     match v {
         ParamValue::String(s) if s == "reliable" => Ok(true),
         ParamValue::String(s) if s == "best_effort" => Ok(false),
+        // `other` displays quoted already ('sometimes').
         other => Err(format!(
-            "input_qos_reliability: '{other}' is not one of reliable, best_effort"
+            "input_qos_reliability: {other} is not one of reliable, best_effort"
         )),
     }
 }

@@ -33,6 +33,14 @@ pub enum ArgsError {
     /// A flag given without its value.
     #[error("ROS argument '{0}' needs a value")]
     MissingValue(String),
+    /// A command-line argument that is not valid UTF-8 (shown with U+FFFD replacements).
+    #[error("argument {position} '{lossy}' is not valid UTF-8")]
+    NotUnicode {
+        /// Its position on the command line (0 is the program).
+        position: usize,
+        /// The argument, invalid sequences replaced by U+FFFD.
+        lossy: String,
+    },
     /// A value that does not parse.
     #[error("invalid ROS argument '{flag} {value}': {reason}")]
     Invalid {
@@ -238,6 +246,23 @@ fn parse_param(flag: &str, rule: &str) -> Result<ParamArg, ArgsError> {
         name: name.to_string(),
         value,
     })
+}
+
+/// Converts a command line of OS strings (`std::env::args_os`) to strings, refusing the
+/// first argument that is not valid UTF-8 where `std::env::args` would panic.
+pub fn utf8_args<I>(args: I) -> Result<Vec<String>, ArgsError>
+where
+    I: IntoIterator<Item = std::ffi::OsString>,
+{
+    args.into_iter()
+        .enumerate()
+        .map(|(position, a)| {
+            a.into_string().map_err(|a| ArgsError::NotUnicode {
+                position,
+                lossy: a.to_string_lossy().into_owned(),
+            })
+        })
+        .collect()
 }
 
 /// Parses a full command line (including `argv[0]`); returns the ROS arguments and the
@@ -472,6 +497,25 @@ mod tests {
 
     fn p(args: &[&str]) -> Result<(RosArgs, Vec<String>), ArgsError> {
         parse(args.iter().copied())
+    }
+
+    #[test]
+    fn non_utf8_arguments_are_refused_naming_them() {
+        use std::ffi::OsString;
+        use std::os::unix::ffi::OsStringExt;
+        let argv = vec![
+            OsString::from("node"),
+            OsString::from("--ros-args"),
+            OsString::from("-p"),
+            OsString::from_vec(b"input:=sc\xffan".to_vec()),
+        ];
+        let e = utf8_args(argv).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "argument 3 'input:=sc\u{fffd}an' is not valid UTF-8"
+        );
+        let ok = utf8_args(["a", "b"].map(OsString::from)).unwrap();
+        assert_eq!(ok, ["a", "b"]);
     }
 
     #[test]

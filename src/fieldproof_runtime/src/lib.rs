@@ -87,20 +87,23 @@ pub enum RunError {
 
 /// Resolves the node from the process's arguments and environment and runs it (see
 /// [`run`]). Exit codes: 0 after a normal end or SIGINT/SIGTERM, 2 for bad command-line
-/// arguments, parameters or environment (the message names the culprit), 1 otherwise.
+/// arguments (one that is not UTF-8 included), parameters or environment (the message names
+/// the culprit), 1 otherwise.
 pub fn main<B, F, Fut>(builder: B, body: F) -> ExitCode
 where
     B: FnOnce() -> NodeBuilder,
     F: FnOnce(Node) -> Fut,
     Fut: Future<Output = NodeResult>,
 {
-    let prog = std::env::args()
+    // args_os: a program path or argument that is not UTF-8 must not panic here.
+    let prog = std::env::args_os()
         .next()
         .map(|p| {
-            std::path::Path::new(&p)
-                .file_name()
-                .map(|f| f.to_string_lossy().into_owned())
-                .unwrap_or(p)
+            let p = std::path::PathBuf::from(p);
+            p.file_name()
+                .unwrap_or(p.as_os_str())
+                .to_string_lossy()
+                .into_owned()
         })
         .unwrap_or_else(|| "node".into());
     let cfg = match builder().resolve_from_process() {

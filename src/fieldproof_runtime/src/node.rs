@@ -223,6 +223,7 @@ impl NodeBuilder {
             files.push((shown, secs));
         }
         let store = ParamStore::new(self.params, self.hooks, &name, &fqn, &ros, &files)?;
+        store.check_topics(&name, &namespace)?;
         if self.qos_default.is_some() {
             qos_from_store(&store)?;
         }
@@ -247,9 +248,23 @@ impl NodeBuilder {
         })
     }
 
-    /// [`Self::resolve`] against the process's arguments and environment.
+    /// [`Self::resolve`] against the process's arguments and environment. An argument
+    /// that is not valid UTF-8 is refused (naming it, lossily displayed), not a panic.
     pub fn resolve_from_process(self) -> Result<NodeConfig, StartError> {
-        self.resolve(std::env::args(), |k| std::env::var(k).ok())
+        self.resolve_os(std::env::args_os(), |k| std::env::var(k).ok())
+    }
+
+    /// [`Self::resolve`] over OS strings (`std::env::args_os`): every argument must be
+    /// valid UTF-8 ([`ArgsError::NotUnicode`] names the first that is not).
+    pub fn resolve_os<I>(
+        self,
+        argv: I,
+        env: impl Fn(&str) -> Option<String>,
+    ) -> Result<NodeConfig, StartError>
+    where
+        I: IntoIterator<Item = std::ffi::OsString>,
+    {
+        self.resolve(args::utf8_args(argv)?, env)
     }
 }
 

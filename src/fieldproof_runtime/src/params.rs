@@ -55,6 +55,7 @@ pub struct Param {
     pub(crate) range: Option<Range>,
     pub(crate) read_only: bool,
     pub(crate) dynamic_typing: bool,
+    pub(crate) topic: bool,
     pub(crate) hook: Option<ParamHook>,
 }
 
@@ -80,6 +81,7 @@ impl Param {
             range: None,
             read_only: false,
             dynamic_typing: false,
+            topic: false,
             hook: None,
         }
     }
@@ -150,7 +152,23 @@ impl Param {
         self.dynamic_typing = true;
         self
     }
-    /// A hook run before each change of this parameter; an `Err(reason)` rejects it.
+    /// A topic or service name (a string parameter): its value must be a valid ROS name
+    /// (relative, absolute, `~` private, substitutions) that expands, under the node's name and
+    /// namespace, to a name ROS 2 accepts. Checked at start-up (a bad value is a
+    /// [`crate::StartError`], exit 2) and on every change.
+    pub fn topic(mut self) -> Param {
+        self.topic = true;
+        if self.constraints.is_empty() {
+            self.constraints = "a ROS topic name".into();
+        }
+        self
+    }
+    /// True for a parameter declared with [`Self::topic`].
+    pub fn is_topic(&self) -> bool {
+        self.topic
+    }
+    /// A hook run before each change of this parameter, and on every start-up value
+    /// that overrides the default (`-p`, parameter files); an `Err(reason)` rejects it.
     pub fn on_change(
         mut self,
         hook: impl Fn(&ParamValue) -> Result<(), String> + Send + Sync + 'static,
@@ -208,6 +226,18 @@ impl Param {
                 }
             }
             _ => {}
+        }
+        if self.topic {
+            match value {
+                ParamValue::String(name) => crate::names::validate_topic_name(name)
+                    .map_err(|e| match e {
+                        crate::names::NameError::Topic { reason, .. } => {
+                            format!("not a valid ROS topic name: {reason}")
+                        }
+                        other => other.to_string(),
+                    })?,
+                other => return Err(format!("{other} is not a topic name (a string)")),
+            }
         }
         Ok(())
     }
@@ -305,6 +335,17 @@ pub enum ParamError {
     /// A parameter file that cannot be read or parsed.
     #[error("{0}")]
     File(String),
+    /// A topic parameter ([`Param::topic`]) whose value does not expand to a valid name
+    /// under the node's name and namespace.
+    #[error("parameter '{name}': value {value}: {reason}")]
+    BadTopic {
+        /// Parameter name.
+        name: String,
+        /// The offending value.
+        value: String,
+        /// Why.
+        reason: String,
+    },
 }
 
 /// One change, as seen by hooks and watchers.
@@ -374,12 +415,20 @@ impl ParamStore {
                 return Ok(());
             };
             let v = v.clone().retype_empty_array(d.default.ptype());
-            d.check(&v).map_err(|reason| ParamError::BadOverride {
+            let bad = |reason| ParamError::BadOverride {
                 name: name.to_string(),
                 value: v.to_string(),
                 source_: source.to_string(),
                 reason,
-            })?;
+            };
+            d.check(&v).map_err(bad)?;
+            // The validation hooks judge start-up values as they judge run-time changes.
+            if let Some(hook) = &d.hook {
+                hook(name, &v).map_err(bad)?;
+            }
+            for hook in &node_hooks {
+                hook(name, &v).map_err(bad)?;
+            }
             values.insert(name.to_string(), v);
             Ok(())
         };
@@ -421,6 +470,33 @@ impl ParamStore {
 
     pub(crate) fn decl(&self, name: &str) -> Option<&Param> {
         self.decls.get(name)
+    }
+
+    /// Checks that every topic parameter ([`Param::topic`]) expands to a valid name for
+    /// node `node` in `namespace` (substitutions known, the result within rmw's length).
+    pub(crate) fn check_topics(&self, node: &str, namespace: &str) -> Result<(), ParamError> {
+        for (name, value) in self.all() {
+            let is_topic = self.decls.get(&name).is_some_and(Param::is_topic);
+            let ParamValue::String(topic) = &value else {
+                continue;
+            };
+            if !is_topic {
+                continue;
+            }
+            if let Err(e) = crate::names::expand(topic, node, namespace) {
+                return Err(ParamError::BadTopic {
+                    name,
+                    value: value.to_string(),
+                    reason: match e {
+                        crate::names::NameError::Topic { reason, .. } => {
+                            format!("not a valid ROS topic name: {reason}")
+                        }
+                        other => other.to_string(),
+                    },
+                });
+            }
+        }
+        Ok(())
     }
 
     pub(crate) fn all(&self) -> Vec<(String, ParamValue)> {
@@ -751,6 +827,86 @@ mod tests {
             e.to_string().contains("x.yaml") && e.to_string().contains("'flag'"),
             "{e}"
         );
+    }
+
+    fn store_with(
+        decls: Vec<Param>,
+        hooks: Vec<ParamHook>,
+        ros: &[&str],
+    ) -> Result<ParamStore, ParamError> {
+        let mut argv = vec!["prog", "--ros-args"];
+        argv.extend_from_slice(ros);
+        let (ros, _) = args::parse(argv).unwrap();
+        ParamStore::new(decls, hooks, "node", "/ns/node", &ros, &[])
+    }
+
+    #[test]
+    fn validation_hooks_judge_start_up_values() {
+        let one_of = || {
+            Param::string("mode", "reliable").on_change(|v| match v {
+                ParamValue::String(s) if s == "reliable" || s == "best_effort" => Ok(()),
+                other => Err(format!("{other} is not one of reliable, best_effort")),
+            })
+        };
+        let e = store_with(vec![one_of()], vec![], &["-p", "mode:=sometimes"]).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "parameter 'mode': value 'sometimes' from -p: 'sometimes' is not one of reliable, best_effort"
+        );
+        assert!(store_with(vec![one_of()], vec![], &["-p", "mode:=best_effort"]).is_ok());
+        let node_hook: ParamHook = Arc::new(|name, v| match v {
+            ParamValue::Integer(n) if *n % 2 == 1 => Err(format!("{name}: {v} is odd")),
+            _ => Ok(()),
+        });
+        let e = store_with(
+            vec![Param::int("even", 0)],
+            vec![node_hook.clone()],
+            &["-p", "even:=3"],
+        )
+        .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "parameter 'even': value 3 from -p: even: 3 is odd"
+        );
+        assert!(store_with(vec![Param::int("even", 0)], vec![node_hook], &["-p", "even:=4"]).is_ok());
+    }
+
+    #[test]
+    fn topic_parameters_must_be_topic_names() {
+        let decl = || Param::string("input", "input").topic().read_only();
+        for good in ["scan", "/abs/scan", "~/private", "'{node}/x'", "_bridge/imu/data"] {
+            let s = store_with(vec![decl()], vec![], &["-p", &format!("input:={good}")]);
+            assert!(s.is_ok(), "{good}: {:?}", s.err());
+        }
+        let e = store_with(vec![decl()], vec![], &["-p", "input:=bad topic name"]).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "parameter 'input': value 'bad topic name' from -p: not a valid ROS topic name: only [A-Za-z0-9_/~{}] allowed"
+        );
+        let e = store_with(vec![decl()], vec![], &["-p", "input:=a//b"]).unwrap_err();
+        assert!(e.to_string().contains("parameter 'input'"), "{e}");
+        // Valid alone, but too long under the node's namespace, or an unknown substitution.
+        let s = store_with(vec![decl()], vec![], &["-p", &format!("input:={}", "t".repeat(240))])
+            .unwrap();
+        assert!(s.check_topics("node", "/").is_ok());
+        let e = s.check_topics("node", "/ns_ns_ns_ns").unwrap_err();
+        assert!(
+            e.to_string().starts_with("parameter 'input': value 'ttt")
+                && e.to_string().contains("longer than 247 characters"),
+            "{e}"
+        );
+        let s = store_with(vec![decl()], vec![], &["-p", "input:='{bad}/x'"]).unwrap();
+        let e = s.check_topics("node", "/").unwrap_err();
+        assert!(e.to_string().contains("unknown substitution"), "{e}");
+        // A declaration whose default is no topic name is a programming error, refused too.
+        let e = store_with(vec![Param::string("output", "").topic()], vec![], &[]).unwrap_err();
+        assert!(matches!(e, ParamError::BadDefault { .. }), "{e}");
+        // And at run time.
+        let s = store_with(vec![Param::string("input", "input").topic()], vec![], &[]).unwrap();
+        let r = s
+            .set("input", Some(&ParamValue::String("1x".into())))
+            .unwrap_err();
+        assert!(r.contains("not a valid ROS topic name"), "{r}");
     }
 
     #[test]

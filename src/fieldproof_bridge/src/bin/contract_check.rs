@@ -43,7 +43,13 @@ struct Cli {
 }
 
 fn main() -> ExitCode {
-    let argv: Vec<String> = std::env::args().collect();
+    let argv = match fieldproof_runtime::args::utf8_args(std::env::args_os()) {
+        Ok(argv) => argv,
+        Err(e) => {
+            eprintln!("contract_check: error: {e}");
+            return ExitCode::from(2);
+        }
+    };
     // Our options come before `--ros-args`; the runtime reads what follows.
     let ours: Vec<&String> = argv.iter().take_while(|a| *a != "--ros-args").collect();
     let cli = match Cli::try_parse_from(ours) {

@@ -15,14 +15,11 @@ fn main() -> std::process::ExitCode {
         || {
             injector_builder("relay")
                 .param(
-                    Param::string("ros_type", "")
-                        .description("ROS type of input and output, e.g. sensor_msgs/msg/LaserScan")
-                        .on_change(|v| match v {
-                            ParamValue::String(t) => MessageKind::from_name(t)
-                                .map(|_| ())
-                                .map_err(|e| e.to_string()),
-                            _ => Err("ros_type: not a string".into()),
-                        }),
+                    // Checked at run time only (see `relay`): an unknown type at start-up is
+                    // logged and the relay waits for a known one.
+                    Param::string("ros_type", "").description(
+                        "ROS type of input and output, e.g. sensor_msgs/msg/LaserScan",
+                    ),
                 )
                 .param(
                     Param::string("ros_frame_id", "")
@@ -35,6 +32,13 @@ fn main() -> std::process::ExitCode {
 }
 
 async fn relay(node: &Node) -> NodeResult {
+    node.on_set_parameter(|name, v| match (name, v) {
+        ("ros_type", ParamValue::String(t)) => MessageKind::from_name(t)
+            .map(|_| ())
+            .map_err(|e| e.to_string()),
+        ("ros_type", _) => Err("ros_type: not a string".into()),
+        _ => Ok(()),
+    });
     let (changed_tx, mut changed_rx) = futures::channel::mpsc::unbounded::<()>();
     node.on_parameter_changed("ros_type", move |_| {
         let _ = changed_tx.unbounded_send(());
