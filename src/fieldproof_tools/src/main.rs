@@ -6,6 +6,7 @@
 //! (including `--ros-args ...`) unchanged. `fieldproof launch` starts a YAML launch file as
 //! `ros2 launch` does.
 
+use std::ffi::OsString;
 use std::os::unix::process::CommandExt;
 use std::process::ExitCode;
 
@@ -33,9 +34,10 @@ enum Command {
         package: String,
         /// Executable name, installed in `<prefix>/lib/<package>/`.
         executable: String,
-        /// Arguments passed unchanged, e.g. `--ros-args -r __ns:=/ugv1 -p dropout:=true`.
+        /// Arguments passed unchanged, byte for byte (UTF-8 or not), e.g.
+        /// `--ros-args -r __ns:=/ugv1 -p dropout:=true`.
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
-        args: Vec<String>,
+        args: Vec<OsString>,
         /// Prefix the command with another one (e.g. 'gdb -ex run --args'), as `ros2 run --prefix`.
         #[arg(long)]
         prefix: Option<String>,
@@ -108,15 +110,18 @@ fn main() -> ExitCode {
                 Ok(path) => path,
                 Err(err) => return fail(err),
             };
-            let mut words: Vec<String> = prefix
-                .map(|p| p.split_whitespace().map(str::to_string).collect())
+            let mut words: Vec<OsString> = prefix
+                .map(|p| p.split_whitespace().map(OsString::from).collect())
                 .unwrap_or_default();
-            words.push(path.display().to_string());
+            words.push(path.into_os_string());
             words.extend(args);
             let err = std::process::Command::new(&words[0])
                 .args(&words[1..])
                 .exec();
-            eprintln!("fieldproof exec: cannot run {}: {err}", words[0]);
+            eprintln!(
+                "fieldproof exec: cannot run {}: {err}",
+                words[0].to_string_lossy()
+            );
             ExitCode::from(1)
         }
         Command::Launch { words } => run_launch(&prefixes, &words),

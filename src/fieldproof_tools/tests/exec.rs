@@ -1,0 +1,50 @@
+//! `fieldproof exec` hands its arguments to the executable byte for byte, as `ros2 run`
+//! does, whether they are UTF-8 or not.
+
+use std::ffi::OsString;
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+use std::process::Command;
+
+/// An install prefix with package `demo` whose executable `echo_args` writes each of its
+/// arguments, NUL-terminated, to the file `$ARGS_OUT`.
+fn install(root: &Path) -> std::path::PathBuf {
+    let prefix = root.join("install/demo");
+    let marker = prefix.join("share/ament_index/resource_index/packages");
+    std::fs::create_dir_all(&marker).unwrap();
+    std::fs::write(marker.join("demo"), "").unwrap();
+    let exe = prefix.join("lib/demo/echo_args");
+    std::fs::create_dir_all(exe.parent().unwrap()).unwrap();
+    std::fs::write(&exe, "#!/bin/sh\nprintf '%s\\0' \"$@\" > \"$ARGS_OUT\"\n").unwrap();
+    std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).unwrap();
+    prefix
+}
+
+#[test]
+fn arguments_reach_the_executable_byte_for_byte() {
+    let dir = tempfile::tempdir().unwrap();
+    let prefix = install(dir.path());
+    let out = dir.path().join("args.bin");
+    let args: Vec<OsString> = vec![
+        OsString::from_vec(b"caf\xe9".to_vec()),
+        OsString::from("--ros-args"),
+        OsString::from("-p"),
+        OsString::from_vec(b"input:=sc\xff\xfean".to_vec()),
+        OsString::from("two words"),
+        OsString::from(""),
+    ];
+    let status = Command::new(env!("CARGO_BIN_EXE_fieldproof"))
+        .args(["exec", "demo", "echo_args"])
+        .args(&args)
+        .env("AMENT_PREFIX_PATH", &prefix)
+        .env("ARGS_OUT", &out)
+        .status()
+        .unwrap();
+    assert!(status.success(), "{status:?}");
+    let expected: Vec<u8> = args
+        .iter()
+        .flat_map(|a| a.as_bytes().iter().copied().chain([0]))
+        .collect();
+    assert_eq!(std::fs::read(&out).unwrap(), expected);
+}
