@@ -152,7 +152,11 @@ fn a_4_gb_length_prefix_is_refused_without_reserving_it() {
             "{}: {largest} bytes allocated at once",
             kind.name()
         );
-        assert!(AnyMessage::from_cdr(kind, &bytes).is_err(), "{}", kind.name());
+        assert!(
+            AnyMessage::from_cdr(kind, &bytes).is_err(),
+            "{}",
+            kind.name()
+        );
     }
 }
 
@@ -164,6 +168,9 @@ fn the_recording_sees_a_large_decoded_field() {
         ..Default::default()
     };
     let bytes = fieldproof_msgs::cdr::to_bytes(&image).unwrap();
-    let largest = decode_recording(MessageKind::from_name("sensor_msgs/msg/Image").unwrap(), &bytes);
+    let largest = decode_recording(
+        MessageKind::from_name("sensor_msgs/msg/Image").unwrap(),
+        &bytes,
+    );
     assert!(largest >= 100_000, "{largest}");
 }

@@ -1904,7 +1904,11 @@ sensors:
             ),
         ];
         for (path, value, expected) in table {
-            assert_eq!(&reason(&edited(path, Some(value))), expected, "{path}: {value}");
+            assert_eq!(
+                &reason(&edited(path, Some(value))),
+                expected,
+                "{path}: {value}"
+            );
         }
         // The limits themselves are accepted.
         for (path, value) in [

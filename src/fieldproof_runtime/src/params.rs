@@ -229,13 +229,14 @@ impl Param {
         }
         if self.topic {
             match value {
-                ParamValue::String(name) => crate::names::validate_topic_name(name)
-                    .map_err(|e| match e {
+                ParamValue::String(name) => {
+                    crate::names::validate_topic_name(name).map_err(|e| match e {
                         crate::names::NameError::Topic { reason, .. } => {
                             format!("not a valid ROS topic name: {reason}")
                         }
                         other => other.to_string(),
-                    })?,
+                    })?
+                }
                 other => return Err(format!("{other} is not a topic name (a string)")),
             }
         }
@@ -868,13 +869,24 @@ mod tests {
             e.to_string(),
             "parameter 'even': value 3 from -p: even: 3 is odd"
         );
-        assert!(store_with(vec![Param::int("even", 0)], vec![node_hook], &["-p", "even:=4"]).is_ok());
+        assert!(store_with(
+            vec![Param::int("even", 0)],
+            vec![node_hook],
+            &["-p", "even:=4"]
+        )
+        .is_ok());
     }
 
     #[test]
     fn topic_parameters_must_be_topic_names() {
         let decl = || Param::string("input", "input").topic().read_only();
-        for good in ["scan", "/abs/scan", "~/private", "'{node}/x'", "_bridge/imu/data"] {
+        for good in [
+            "scan",
+            "/abs/scan",
+            "~/private",
+            "'{node}/x'",
+            "_bridge/imu/data",
+        ] {
             let s = store_with(vec![decl()], vec![], &["-p", &format!("input:={good}")]);
             assert!(s.is_ok(), "{good}: {:?}", s.err());
         }
@@ -886,8 +898,12 @@ mod tests {
         let e = store_with(vec![decl()], vec![], &["-p", "input:=a//b"]).unwrap_err();
         assert!(e.to_string().contains("parameter 'input'"), "{e}");
         // Valid alone, but too long under the node's namespace, or an unknown substitution.
-        let s = store_with(vec![decl()], vec![], &["-p", &format!("input:={}", "t".repeat(240))])
-            .unwrap();
+        let s = store_with(
+            vec![decl()],
+            vec![],
+            &["-p", &format!("input:={}", "t".repeat(240))],
+        )
+        .unwrap();
         assert!(s.check_topics("node", "/").is_ok());
         let e = s.check_topics("node", "/ns_ns_ns_ns").unwrap_err();
         assert!(
