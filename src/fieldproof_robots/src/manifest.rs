@@ -23,6 +23,8 @@ pub const MAX_LIDAR_SAMPLES: u32 = 16_384;
 /// Fastest rate of any sensor, topic or Gazebo publisher (Gazebo's physics step, 1 kHz,
 /// is the fastest a simulated source publishes: `gz_rate: 1000` for joint states).
 pub const MAX_RATE_HZ: f64 = 1000.0;
+/// Deepest QoS history: the range of the adapters' `qos_depth` parameter.
+pub const MAX_QOS_DEPTH: u32 = 100_000;
 
 /// A vehicle manifest, loaded and validated.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -1490,6 +1492,11 @@ fn interface(is: &mut Issues, p: &FieldPath, i: &Interface) {
 fn qos(is: &mut Issues, p: &FieldPath, q: &Qos) {
     if q.depth == 0 {
         is.push(&p.key("depth"), "must be at least 1");
+    } else if q.depth > MAX_QOS_DEPTH {
+        is.push(
+            &p.key("depth"),
+            format!("{} is above the limit of {MAX_QOS_DEPTH}", q.depth),
+        );
     }
 }
 
@@ -1901,6 +1908,11 @@ sensors:
                 "sensors[0].outputs[0].rate_hz",
                 "2000",
                 "sensors[0].outputs[0].rate_hz: 2000 Hz is above the limit of 1000 Hz",
+            ),
+            (
+                "sensors[1].outputs[0].qos",
+                "{depth: 4000000000}",
+                "sensors[1].outputs[0].qos.depth: 4000000000 is above the limit of 100000",
             ),
         ];
         for (path, value, expected) in table {
