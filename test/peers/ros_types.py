@@ -216,3 +216,14 @@ class ParticipantEntitiesInfo(
 @dataclass
 class NotAnImu(IdlStruct, typename="sensor_msgs::msg::dds_::Imu_"):
     garbage: int8 = 0
+
+
+# One byte under the Header and Twist type names: a 5-byte sample (encapsulation + 1 byte).
+@dataclass
+class NotAHeader(IdlStruct, typename="std_msgs::msg::dds_::Header_"):
+    garbage: int8 = 0
+
+
+@dataclass
+class NotATwist(IdlStruct, typename="geometry_msgs::msg::dds_::Twist_"):
+    garbage: int8 = 0

@@ -369,7 +369,7 @@ fn drop_and_restore_through_the_nodes() {
 }
 
 /// link_monitor in simulation time (`use_sim_time:=true`, /clock at half the wall clock's
-/// speed, the manifest's timeout 2 s of simulation = 4 s of wall clock): link_state false between 2 s and
+/// speed, the example vehicle's timeout 2 s of simulation = 4 s of wall clock): link_state false between 2 s and
 /// 2 s + one 20 Hz period + 0.15 s of delivery slack after the last heartbeat, in
 /// simulation time; only zero commands while lost, at 20 Hz of simulation time (15 to 25);
 /// link_state true at the next heartbeat and commands pass again.
@@ -377,12 +377,8 @@ fn drop_and_restore_through_the_nodes() {
 fn link_monitor_follows_simulation_time() {
     require_netns();
     let domain = (200 + std::process::id() % 30).to_string();
-    // timeout_s (2 s) and the heartbeat topic come from the example vehicle's manifest.
-    let manifest = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../robots/ugv_nav2/robot.yaml"
-    );
-    let manifest_param = format!("manifest:={manifest}");
+    // The example vehicle's runtime.link (timeout 2 s, gcs/heartbeat), passed as the
+    // scenario runner passes it: declared parameters, as `ros2 param get` reports them.
     let _monitor = Proc::start(
         None,
         env!("CARGO_BIN_EXE_link_monitor"),
@@ -393,7 +389,11 @@ fn link_monitor_follows_simulation_time() {
             "-p",
             "use_sim_time:=true",
             "-p",
-            &manifest_param,
+            "timeout_s:=2.0",
+            "-p",
+            "heartbeat_topic:=gcs/heartbeat",
+            "-p",
+            "loss_action:=stop",
         ],
         &domain,
     );

@@ -44,7 +44,7 @@ use crate::{
     cache_change::CacheChange,
     duration::Duration,
     entity::RTPSEntity,
-    guid::{EntityId, GuidPrefix, GUID},
+    guid::{EntityId, EntityKind, GuidPrefix, GUID},
     locator::Locator,
     sequence_number::{FragmentNumber, SequenceNumber},
     time::Timestamp,
@@ -2074,6 +2074,15 @@ impl Writer {
   fn matched_reader_update(&mut self, updated_reader_proxy: &RtpsReaderProxy) -> bool {
     let mut is_new = false;
     let is_volatile = self.qos().is_volatile(); // Get this in advance to work with the borrow checker
+    let late_joiner_depth = match self.qos_policies.history {
+      Some(History::KeepLast { depth })
+        if depth > 0
+          && self.my_guid.entity_id.entity_kind == EntityKind::WRITER_NO_KEY_USER_DEFINED =>
+      {
+        Some(depth)
+      }
+      _ => None,
+    };
                                                 // Capture the interface set once; resolution consults current observations.
     let multicast_ifaces = self.udp_sender.multicast_interfaces();
     let selector = DefaultRouteSelector::new(self.prefer_loopback_same_host);
@@ -2102,6 +2111,17 @@ impl Writer {
           // before matching with this reader. Therefore we set the reader as pending GAP
           // for all existing sequence numbers
           new_proxy.set_pending_gap_up_to(self.send_buffer.last_change_sequence_number());
+        } else if let Some(depth) = late_joiner_depth {
+          // fieldproof patch: a non-volatile, keep-last(depth) writer of a topic without
+          // key hands a late joiner only its newest `depth` samples. The send buffer may
+          // still hold older ones (they are evicted only once acknowledged, by the
+          // periodic cache cleaning), and without this a late joiner of a "latched"
+          // keep-last-1 topic received stale historical samples before the newest.
+          let last = self.send_buffer.last_change_sequence_number();
+          let newest_kept = last - SequenceNumber::from(depth as i64) + SequenceNumber::from(1);
+          if newest_kept > SequenceNumber::from(1) {
+            new_proxy.set_pending_gap_up_to(newest_kept - SequenceNumber::from(1));
+          }
         }
         new_proxy.resolve_send_route(
           &self.interface_observations.borrow(),
