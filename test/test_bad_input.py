@@ -13,10 +13,17 @@ import pytest
 
 from nodes import NodeProcess, wait_until
 from peers.cyclone import Peer
-from peers.ros_types import Bool, Header, NotAHeader, NotATwist, Time, Twist, Vector3
+from peers.ros_types import (Bool, Header, Odometry, Point, Pose, PoseWithCovariance, Time, Twist,
+                             Vector3, malformed)
 from test_relay_interop import CYCLONE_RMW
 
 BAD_VALUES = [math.nan, math.inf, -math.inf]
+# One byte under a ROS type's DDS name: a 5-byte sample (encapsulation + 1 byte).
+NotAHeader = malformed("std_msgs::msg::dds_::Header_", "NotAHeader")
+NotATwist = malformed("geometry_msgs::msg::dds_::Twist_", "NotATwist")
+NotAnOdometry = malformed("nav_msgs::msg::dds_::Odometry_", "NotAnOdometry")
+NotAScan = malformed("sensor_msgs::msg::dds_::LaserScan_", "NotAScan")
+NotAPoseStamped = malformed("geometry_msgs::msg::dds_::PoseStamped_", "NotAPoseStamped")
 
 
 @pytest.fixture(scope="module")
@@ -130,3 +137,40 @@ def test_command_relay_zeroes_non_finite_and_skips_malformed(peer):
         output = relay.output()
         assert "does not deserialize" in output and "is not finite: zero sent instead" in output
         assert relay.stop() == 0
+
+
+def test_goal_driver_survives_malformed_inputs_and_ignores_a_non_finite_pose(peer):
+    ns = "/badin_gd"
+    with NodeProcess("fieldproof_stack", "goal_driver", "-r", f"__ns:={ns}", "-p", "goal:=[5.0, 0.0]",
+                     env=CYCLONE_RMW) as driver:
+        odom = peer.writer(f"{ns}/odom", Odometry)
+        out = peer.reader(f"{ns}/cmd_vel_nav", Twist)
+        good = Odometry(header=Header(Time(1, 0), "odom"), child_frame_id="base_link",
+                        pose=PoseWithCovariance(pose=Pose(position=Point(0.0, 0.0, 0.0))))
+
+        def drive():
+            odom.write(good)
+            return out.take(100)
+
+        wait_until(drive, 20, "goal_driver commanding towards its goal", poll=0.1)
+        for topic, bad_type in [("odom", NotAnOdometry), ("scan", NotAScan), ("goal_pose", NotAPoseStamped)]:
+            writer = peer.writer(f"{ns}/{topic}", bad_type, transient_local=topic == "goal_pose",
+                                 depth=1 if topic == "goal_pose" else 10)
+            for _ in range(5):
+                writer.write(bad_type(garbage=1))
+                time.sleep(0.02)
+        nan_pose = Odometry(header=Header(Time(2, 0), "odom"), child_frame_id="base_link",
+                            pose=PoseWithCovariance(pose=Pose(position=Point(math.nan, 0.0, 0.0))))
+        for _ in range(5):
+            odom.write(nan_pose)
+            time.sleep(0.02)
+        time.sleep(0.5)
+        assert driver.alive(), driver.output()
+        output = driver.output()
+        for topic in ["odom", "scan", "goal_pose"]:
+            assert f"receiving on '{ns}/{topic}': skipped a sample that does not deserialize" in output, output
+        assert "is not finite: ignored" in output
+        out.take(1000)
+        commands = wait_until(drive, 10, "commands after the bad input", poll=0.1)
+        assert all(finite(c) for c in commands), commands
+        assert driver.stop() == 0

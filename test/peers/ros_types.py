@@ -4,6 +4,7 @@ Written independently of our Rust types from the .msg definitions, so that a tes
 them checks our wire format against a second implementation.
 """
 
+import types
 from dataclasses import dataclass, field
 
 from cyclonedds.idl import IdlStruct
@@ -218,12 +219,8 @@ class NotAnImu(IdlStruct, typename="sensor_msgs::msg::dds_::Imu_"):
     garbage: int8 = 0
 
 
-# One byte under the Header and Twist type names: a 5-byte sample (encapsulation + 1 byte).
-@dataclass
-class NotAHeader(IdlStruct, typename="std_msgs::msg::dds_::Header_"):
-    garbage: int8 = 0
-
-
-@dataclass
-class NotATwist(IdlStruct, typename="geometry_msgs::msg::dds_::Twist_"):
-    garbage: int8 = 0
+def malformed(typename: str, name: str):
+    """A one-byte struct under a ROS type's DDS name: every sample of it is malformed there."""
+    def body(namespace):
+        namespace.update({"__annotations__": {"garbage": int8}, "garbage": 0})
+    return dataclass(types.new_class(name, (IdlStruct,), {"typename": typename}, body))

@@ -14,11 +14,12 @@
 //! goal_driver --ros-args -r __ns:=/ugv1 -p use_sim_time:=true -p goal:="[18.0, 0.0]"
 //! ```
 
+use fieldproof_runtime::logging::Throttle;
 use fieldproof_runtime::msgs::geometry_msgs::{PoseStamped, Twist, Vector3};
 use fieldproof_runtime::msgs::nav_msgs::Odometry;
 use fieldproof_runtime::msgs::sensor_msgs::LaserScan;
 use fieldproof_runtime::msgs::std_msgs;
-use fieldproof_runtime::{qos, tracing, NodeBuilder, Param, ParamValue};
+use fieldproof_runtime::{qos, tracing, NodeBuilder, Param, ParamValue, MALFORMED_LOG_PERIOD};
 use fieldproof_stack::{step, yaw_of, Pose2, Scan, Settings};
 use futures::FutureExt;
 use std::sync::{Arc, Mutex};
@@ -31,8 +32,15 @@ fn main() -> std::process::ExitCode {
                     Param::doubles("goal", &[])
                         .description("goal [x, y] in the odom frame (empty: none)")
                         .on_change(|v| match v {
-                            ParamValue::DoubleArray(a) if a.is_empty() || a.len() == 2 => Ok(()),
-                            other => Err(format!("goal: {other:?} is not [] or [x, y]")),
+                            ParamValue::DoubleArray(a)
+                                if a.is_empty()
+                                    || (a.len() == 2 && a.iter().all(|v| v.is_finite())) =>
+                            {
+                                Ok(())
+                            }
+                            other => Err(format!(
+                                "goal: {other:?} is not [] or [x, y] (finite numbers)"
+                            )),
                         }),
                 )
                 .param(
@@ -77,16 +85,25 @@ fn main() -> std::process::ExitCode {
             let mut stale_logged = false;
             let mut reached: Option<bool> = None;
             let mut timer = node.timer_hz(node.param_f64("rate_hz"));
+            let mut non_finite = Throttle::new(MALFORMED_LOG_PERIOD);
             loop {
                 futures::select! {
                     m = odom_sub.recv().fuse() => {
                         let m = m?;
                         let q = &m.pose.pose.orientation;
-                        pose = Some(Pose2 {
+                        let p = Pose2 {
                             x: m.pose.pose.position.x,
                             y: m.pose.pose.position.y,
                             yaw: yaw_of(q.x, q.y, q.z, q.w),
-                        });
+                        };
+                        if [p.x, p.y, p.yaw].iter().all(|v| v.is_finite()) {
+                            pose = Some(p);
+                        } else if non_finite.hit().is_some() {
+                            tracing::warn!(
+                                "{}: pose ({}, {}, yaw {}) is not finite: ignored ({} in all)",
+                                odom_sub.topic(), p.x, p.y, p.yaw, non_finite.total()
+                            );
+                        }
                     }
                     m = scan_sub.recv().fuse() => {
                         let m = m?;
@@ -102,6 +119,10 @@ fn main() -> std::process::ExitCode {
                     m = goal_sub.recv().fuse() => {
                         let m = m?;
                         let g = (m.pose.position.x, m.pose.position.y);
+                        if !(g.0.is_finite() && g.1.is_finite()) {
+                            tracing::warn!("{}: goal ({}, {}) is not finite: ignored", goal_sub.topic(), g.0, g.1);
+                            continue;
+                        }
                         tracing::info!("new goal ({:.2}, {:.2}) in {}", g.0, g.1, m.header.frame_id);
                         *goal.lock().expect("goal") = Some(g);
                         reached = None;
