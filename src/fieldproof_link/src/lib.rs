@@ -6,6 +6,7 @@
 pub mod analysis;
 pub mod delay;
 pub mod emulator;
+pub mod heartbeat;
 pub mod monitor;
 pub mod netns;
 pub mod probe;

@@ -3,7 +3,8 @@
 //! runner executes it, the tests read it.
 
 use crate::model::{Scenario, Stack, Vehicle};
-use fieldproof_robots::manifest::Heartbeat;
+use fieldproof_link::heartbeat::HeartbeatSpec;
+use fieldproof_robots::manifest::{Durability, Heartbeat, Reliability};
 use std::path::{Path, PathBuf};
 
 /// How a process shows it is ready.
@@ -320,35 +321,12 @@ pub fn plan(
     }
     if let Some((radio_ns, addrs)) = &p.radio {
         let names: Vec<&str> = s.vehicles.iter().map(|v| v.name.as_str()).collect();
-        let rate = s
+        let heartbeats: Vec<String> = s
             .vehicles
             .iter()
-            .filter_map(|v| {
-                v.manifest
-                    .runtime
-                    .as_ref()?
-                    .link
-                    .as_ref()?
-                    .heartbeat
-                    .as_ref()
-            })
-            .map(|h| h.rate_hz)
-            .fold(0.0, f64::max);
-        let topic = s
-            .vehicles
-            .iter()
-            .filter_map(|v| {
-                v.manifest
-                    .runtime
-                    .as_ref()?
-                    .link
-                    .as_ref()?
-                    .heartbeat
-                    .as_ref()
-            })
-            .map(|h| h.topic.clone())
-            .next()
-            .unwrap_or_else(|| "gcs/heartbeat".into());
+            .filter_map(heartbeat_of)
+            .map(|h| h.to_string())
+            .collect();
         out.push(ProcSpec {
             name: "ground_station".into(),
             vehicle: None,
@@ -363,9 +341,14 @@ pub fn plan(
                 "-p".into(),
                 format!("addresses:=[{}]", addrs.join(", ")),
                 "-p".into(),
-                format!("heartbeat_topic:={topic}"),
-                "-p".into(),
-                format!("heartbeat_rate_hz:={rate:?}"),
+                format!(
+                    "heartbeats:=[{}]",
+                    heartbeats
+                        .iter()
+                        .map(|h| format!("'{h}'"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
                 "-p".into(),
                 format!("network_jsonl:={}", p.dir.join("network.jsonl").display()),
             ],
@@ -373,6 +356,31 @@ pub fn plan(
         });
     }
     Ok(out)
+}
+
+/// The ground station's heartbeat for vehicle `v`: its manifest's `runtime.link.heartbeat`,
+/// the topic resolved in the vehicle's namespace; none without one.
+fn heartbeat_of(v: &Vehicle) -> Option<HeartbeatSpec> {
+    let h = v
+        .manifest
+        .runtime
+        .as_ref()?
+        .link
+        .as_ref()?
+        .heartbeat
+        .as_ref()?;
+    let topic = match h.topic.strip_prefix('/') {
+        Some(absolute) => format!("/{absolute}"),
+        None => format!("{}/{}", v.topic_prefix(), h.topic),
+    };
+    Some(HeartbeatSpec {
+        vehicle: v.name.clone(),
+        topic,
+        rate_hz: h.rate_hz,
+        reliable: h.qos.reliability == Reliability::Reliable,
+        transient_local: h.qos.durability == Durability::TransientLocal,
+        depth: h.qos.depth,
+    })
 }
 
 #[cfg(test)]
@@ -460,7 +468,14 @@ mod tests {
         let gs = p.last().unwrap();
         assert_eq!(gs.netns.as_deref(), Some("fp-r1-radio"));
         assert!(gs.argv.contains(&"addresses:=[198.18.1.1]".to_string()));
-        assert!(gs.argv.contains(&"heartbeat_rate_hz:=2.0".to_string()));
+        // The heartbeat of the vehicle's manifest, resolved in its namespace, its rate and QoS.
+        assert!(
+            gs.argv.contains(
+                &"heartbeats:=['ugv1 /ugv1/gcs/heartbeat 2.0 best_effort volatile 1']".to_string()
+            ),
+            "{:?}",
+            gs.argv
+        );
         assert!(gs
             .argv
             .contains(&"network_jsonl:=/runs/x/network.jsonl".to_string()));
@@ -503,6 +518,42 @@ mod tests {
         // ugv_ref has no failsafe: no link_monitor, the stack drives the base.
         assert!(p.iter().all(|x| x.name != "ugv1/link_monitor"));
         assert_eq!(p.iter().filter(|x| x.stack).count(), 1);
+    }
+
+    #[test]
+    fn each_vehicle_gets_its_own_heartbeat_in_its_namespace_or_none() {
+        let mut s =
+            crate::model::load(&repo_root().join("config/scenarios/ugv_pair_link_loss.yaml"))
+                .unwrap();
+        s.vehicles[0].namespace = "fleet/a".into();
+        let link = s.vehicles[1]
+            .manifest
+            .runtime
+            .as_mut()
+            .unwrap()
+            .link
+            .as_mut()
+            .unwrap();
+        let hb = link.heartbeat.as_mut().unwrap();
+        hb.topic = "radio/beat".into();
+        hb.rate_hz = 5.0;
+        hb.qos.reliability = Reliability::Reliable;
+        let first = heartbeat_of(&s.vehicles[0]).unwrap();
+        assert_eq!(
+            first.to_string(),
+            "ugv1 /fleet/a/gcs/heartbeat 2.0 best_effort volatile 1"
+        );
+        let second = heartbeat_of(&s.vehicles[1]).unwrap();
+        assert_eq!(
+            second.to_string(),
+            "ugv2 /ugv2/radio/beat 5.0 reliable volatile 1"
+        );
+        s.vehicles[1].manifest.runtime = None;
+        assert_eq!(
+            heartbeat_of(&s.vehicles[1]),
+            None,
+            "no heartbeat in the manifest: none"
+        );
     }
 
     #[test]

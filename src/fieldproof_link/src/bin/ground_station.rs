@@ -1,8 +1,12 @@
 //! `ground_station` (unprivileged, in the run's radio namespace): sends each vehicle its
 //! heartbeat and measures every link.
 //!
-//! - heartbeat: `std_msgs/msg/Header` (wall-clock stamp, `frame_id: ground`, best effort,
-//!   depth 1) on `/<vehicle>/<heartbeat_topic>` at `heartbeat_rate_hz` (0: none);
+//! - heartbeat: `std_msgs/msg/Header` (wall-clock stamp, `frame_id: ground`), one per
+//!   entry of `heartbeats` (`<vehicle> <topic> <rate_hz> <reliability> <durability>
+//!   <depth>`: each vehicle its own fully qualified topic, rate and QoS, see
+//!   [`fieldproof_link::heartbeat`]; what the scenario runner passes); without entries, every
+//!   vehicle gets `/<vehicle>/<heartbeat_topic>` at `heartbeat_rate_hz` (0: none), best
+//!   effort, depth 1;
 //! - measurement: ICMP echoes from an unprivileged ping socket to every vehicle (16 bytes,
 //!   10/s, given up after 1 s); per link and second one line to `network_jsonl` (if set)
 //!   and on `/fieldproof/network` (`std_msgs/msg/String` with the JSON line). The probing
@@ -17,6 +21,7 @@
 //! ip netns exec fp-<run>-radio ground_station --ros-args -p vehicles:="[ugv1]" -p heartbeat_rate_hz:=2.0 -p network_jsonl:=runs/x/network.jsonl
 //! ```
 
+use fieldproof_link::heartbeat::HeartbeatSpec;
 use fieldproof_link::probe::run_probers;
 use fieldproof_link::sys;
 use fieldproof_runtime::msgs::{builtin_interfaces::Time, std_msgs};
@@ -81,9 +86,11 @@ fn main() -> std::process::ExitCode {
                         .read_only(),
                 )
                 .param(
-                    Param::strings("manifests", &[])
+                    Param::strings("heartbeats", &[])
                         .description(
-                            "vehicle=path/robot.yaml: heartbeat from runtime.link.heartbeat",
+                            "one per vehicle: '<vehicle> <topic> <rate_hz> <reliability> \
+                             <durability> <depth>'; when set, replaces heartbeat_topic and \
+                             heartbeat_rate_hz, and a vehicle without an entry gets none",
                         )
                         .read_only(),
                 )
@@ -133,36 +140,53 @@ fn main() -> std::process::ExitCode {
                 }
                 links.push((v.clone(), a));
             }
-            let topic = node.param_str("heartbeat_topic");
-            let rate = node.param_f64("heartbeat_rate_hz");
-            let mut from_manifest = std::collections::BTreeMap::new();
-            for (i, entry) in node.param_strings("manifests").iter().enumerate() {
-                let (v, path) = entry
-                    .split_once('=')
-                    .ok_or_else(|| format!("manifests[{i}]: '{entry}' is not vehicle=path"))?;
-                let m = fieldproof_robots::Manifest::load(path)
-                    .map_err(|e| format!("manifests[{i}]: {e}"))?;
-                let hb = m.runtime.and_then(|r| r.link).and_then(|l| l.heartbeat);
-                from_manifest.insert(v.to_string(), hb.map(|h| (h.topic, h.rate_hz)));
-            }
+            let entries = node.param_strings("heartbeats");
+            let heartbeats: Vec<HeartbeatSpec> = if entries.is_empty() {
+                let (topic, rate_hz) = (
+                    node.param_str("heartbeat_topic"),
+                    node.param_f64("heartbeat_rate_hz"),
+                );
+                vehicles
+                    .iter()
+                    .filter(|_| rate_hz > 0.0)
+                    .map(|v| HeartbeatSpec {
+                        vehicle: v.clone(),
+                        topic: format!("/{v}/{}", topic.trim_start_matches('/')),
+                        rate_hz,
+                        reliable: false,
+                        transient_local: false,
+                        depth: 1,
+                    })
+                    .collect()
+            } else {
+                entries
+                    .iter()
+                    .enumerate()
+                    .map(|(i, e)| HeartbeatSpec::parse(i, e))
+                    .collect::<Result<_, _>>()?
+            };
             // Each vehicle's heartbeat: its own task, at its own rate, on the wall clock
             // (it stands for a real ground station).
             let mut heartbeat_tasks = Vec::new();
-            for v in &vehicles {
-                let (t, r) = match from_manifest.get(v) {
-                    Some(Some((t, r))) => (t.clone(), *r),
-                    Some(None) => continue,
-                    None => (topic.clone(), rate),
-                };
-                if r <= 0.0 {
-                    continue;
+            for hb in heartbeats {
+                let mut hb_qos = qos::sensor_data().keep_last(hb.depth as usize);
+                if hb.reliable {
+                    hb_qos = hb_qos.reliable();
                 }
-                let name = format!("/{v}/{}", t.trim_start_matches('/'));
-                let p =
-                    node.publisher::<std_msgs::Header>(&name, qos::sensor_data().keep_last(1))?;
-                tracing::info!("heartbeat {name} at {r} Hz");
+                if hb.transient_local {
+                    hb_qos = hb_qos.transient_local();
+                }
+                let p = node.publisher::<std_msgs::Header>(&hb.topic, hb_qos)?;
+                tracing::info!(
+                    "heartbeat of {}: {} at {} Hz ({:?})",
+                    hb.vehicle,
+                    hb.topic,
+                    hb.rate_hz,
+                    hb_qos
+                );
+                let name = hb.topic.clone();
                 heartbeat_tasks.push(node.spawn(async move {
-                    let mut tick = smol::Timer::interval(Duration::from_secs_f64(1.0 / r));
+                    let mut tick = smol::Timer::interval(Duration::from_secs_f64(1.0 / hb.rate_hz));
                     loop {
                         futures::StreamExt::next(&mut tick).await;
                         let h = std_msgs::Header {
