@@ -43,6 +43,7 @@ pub mod logging;
 pub mod names;
 mod node;
 pub mod params;
+mod pubsub;
 pub mod qos;
 mod rpc;
 mod services;
@@ -57,10 +58,9 @@ use futures::{FutureExt, StreamExt};
 pub use clock::{Clock, Timer};
 /// The message types (`fieldproof_msgs`), re-exported.
 pub use fieldproof_msgs as msgs;
-pub use node::{
-    Client, Node, NodeBuilder, NodeConfig, NodeError, Publisher, Server, StartError, Subscription,
-};
+pub use node::{Client, Node, NodeBuilder, NodeConfig, NodeError, Server, StartError};
 pub use params::{Param, ParamChange, Watch};
+pub use pubsub::{Publisher, Subscription, MALFORMED_LOG_PERIOD};
 pub use qos::QosSpec;
 pub use tracing;
 pub use value::{ParamType, ParamValue};

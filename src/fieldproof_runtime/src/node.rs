@@ -21,6 +21,7 @@ use crate::graph::{Graph, NodeInfo};
 use crate::msgs::RosMessage;
 use crate::names::{self, NameError};
 use crate::params::{Param, ParamChange, ParamError, ParamHook, ParamStore, Watch};
+use crate::pubsub::{Publisher, Subscription};
 use crate::qos::{self, QosError, QosSpec};
 use crate::rpc::{self, RawBody};
 use crate::value::ParamValue;
@@ -592,11 +593,7 @@ impl Node {
             .ros_node()
             .create_publisher(&t, Some(qos.to_profile()))
             .map_err(|e| create_err("publisher", &resolved, e))?;
-        Ok(Publisher {
-            inner,
-            topic: resolved,
-            graph: self.inner.graph.clone(),
-        })
+        Ok(Publisher::new(inner, resolved, self.inner.graph.clone()))
     }
 
     /// A subscription on `topic` (resolved and remapped) with `qos`.
@@ -610,11 +607,7 @@ impl Node {
             .ros_node()
             .create_subscription(&t, Some(qos.to_profile()))
             .map_err(|e| create_err("subscription", &resolved, e))?;
-        Ok(Subscription {
-            inner,
-            topic: resolved,
-            graph: self.inner.graph.clone(),
-        })
+        Ok(Subscription::new(inner, resolved, self.inner.graph.clone()))
     }
 
     /// A service server for `service` of type `type_name` (`pkg/srv/Name`), with
@@ -944,110 +937,6 @@ impl Node {
 #[serde(transparent)]
 pub(crate) struct Wire<T>(pub T);
 impl<T: Serialize + DeserializeOwned> ros2_client::Message for Wire<T> {}
-
-/// A typed publisher.
-pub struct Publisher<M: RosMessage> {
-    inner: ros2_client::Publisher<M>,
-    topic: String,
-    graph: Arc<Graph>,
-}
-
-impl<M: RosMessage> Publisher<M> {
-    /// Publishes (a reliable writer with a full window waits up to 100 ms).
-    pub fn publish(&self, msg: M) -> Result<(), NodeError> {
-        self.inner.publish(msg).map_err(|e| NodeError::Write {
-            topic: self.topic.clone(),
-            reason: e.to_string(),
-        })
-    }
-    /// Publishes, waiting asynchronously for window space.
-    pub async fn publish_async(&self, msg: M) -> Result<(), NodeError> {
-        self.inner
-            .async_publish(msg)
-            .await
-            .map_err(|e| NodeError::Write {
-                topic: self.topic.clone(),
-                reason: e.to_string(),
-            })
-    }
-    /// The resolved topic name.
-    pub fn topic(&self) -> &str {
-        &self.topic
-    }
-    /// The DDS writer GUID.
-    pub fn guid(&self) -> rustdds::GUID {
-        self.inner.guid()
-    }
-    /// How many subscriptions are matched (any participant, this one included).
-    pub fn subscription_count(&self) -> usize {
-        self.graph.subscription_count(self.guid())
-    }
-    /// Waits until at least `n` subscriptions are matched.
-    pub async fn wait_for_subscriptions(&self, n: usize) {
-        let g = self.guid();
-        self.graph.wait(|gr| gr.subscription_count(g) >= n).await
-    }
-}
-
-/// A typed subscription.
-pub struct Subscription<M: RosMessage> {
-    inner: ros2_client::Subscription<M>,
-    topic: String,
-    graph: Arc<Graph>,
-}
-
-impl<M: RosMessage> Subscription<M> {
-    /// Waits for the next message.
-    pub async fn recv(&self) -> Result<M, NodeError> {
-        self.recv_with_info().await.map(|(m, _)| m)
-    }
-    /// Waits for the next message and its DDS metadata.
-    pub async fn recv_with_info(&self) -> Result<(M, ros2_client::MessageInfo), NodeError> {
-        self.inner.async_take().await.map_err(|e| NodeError::Read {
-            topic: self.topic.clone(),
-            reason: e.to_string(),
-        })
-    }
-    /// A message if one is waiting.
-    pub fn try_recv(&self) -> Result<Option<M>, NodeError> {
-        self.inner
-            .take()
-            .map(|o| o.map(|(m, _)| m))
-            .map_err(|e| NodeError::Read {
-                topic: self.topic.clone(),
-                reason: e.to_string(),
-            })
-    }
-    /// The messages as a stream (read errors are logged and skipped).
-    pub fn stream(&self) -> impl futures::Stream<Item = M> + '_ {
-        self.inner.async_stream().filter_map(move |r| {
-            futures::future::ready(match r {
-                Ok((m, _)) => Some(m),
-                Err(e) => {
-                    tracing::warn!("receiving on '{}': {e:?}", self.topic);
-                    None
-                }
-            })
-        })
-    }
-    /// The resolved topic name.
-    pub fn topic(&self) -> &str {
-        &self.topic
-    }
-    /// The DDS reader GUID.
-    pub fn guid(&self) -> rustdds::GUID {
-        self.inner.guid()
-    }
-    /// How many publishers are matched.
-    pub fn publisher_count(&self) -> usize {
-        self.graph.publisher_count(self.guid())
-    }
-    /// Waits until at least `n` publishers are matched.
-    pub async fn wait_for_publishers(&self, n: usize) {
-        let g = self.guid();
-        self.graph.wait(|gr| gr.publisher_count(g) >= n).await
-    }
-}
 
 /// A typed service server. It answers requests in both ROS 2 request/reply mappings
 /// (Fast DDS's and rmw_cyclonedds'), see the `rpc` module.
