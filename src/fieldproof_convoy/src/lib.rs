@@ -1,0 +1,5 @@
+//! Convoy following on a degraded link, the pure logic (no DDS): the 28-byte packet the lead
+//! broadcasts, the LoRa time-on-air of a packet, the follower's watchdog and controller, the
+//! per-cycle CSV log and its recovery analysis.
+
+pub mod packet;
