@@ -9,12 +9,14 @@
 //!   the sensor defaults applied; [`bridge::adapter_for`] / [`bridge::is_hidden`] decide,
 //!   once for every tool, which of them reach their contract topic through an adapter.
 //! - [`World::load`] reads a world: obstacles, geodetic origin, spawn frames, goals.
+//! - [`yaml_guard::check`] refuses YAML text too large or nested too deep, before parsing.
 
 pub mod bridge;
 pub mod error;
 mod load;
 pub mod manifest;
 pub mod world;
+pub mod yaml_guard;
 
 pub use bridge::{adapter_for, is_hidden, Adapter, Naming};
 pub use error::{Error, FieldPath};
