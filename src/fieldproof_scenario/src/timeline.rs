@@ -6,6 +6,11 @@
 //! Triggers: `at` fires once at that time; `after` once the other entry has ended (plus
 //! `delay_s`); `when` the first time its condition holds; `every` at `start_s + k·period`
 //! (bounded by `count` and `until_s`). An entry without `duration_s` ends when it starts.
+//!
+//! A poll starts each entry at most once: an `every` entry that fell behind (a slow step, a
+//! period shorter than the step) fires once for all the slots it missed, counted in
+//! [`EntryState::coalesced`], and goes on at its next slot after now; so a step's events
+//! and the memory the engine holds are bounded by the entries and their firings.
 
 use crate::model::{Condition, Entry, Trigger};
 use serde::Serialize;
@@ -41,10 +46,26 @@ pub struct EntryState {
     pub firings: Vec<Firing>,
     /// When the entry as a whole has ended (what `after` waits for).
     pub ended_s: Option<f64>,
+    /// `every` slots that passed while the entry was behind, folded into the firing that
+    /// caught up instead of firing each.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub coalesced: u64,
+    /// The `every` slot due next (`start_s + next_slot · period_s`).
+    #[serde(skip)]
+    next_slot: u64,
     #[serde(skip)]
     pending_ends: Vec<(f64, usize)>,
     #[serde(skip)]
     done_firing: bool,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+/// When slot `slot` of an `every` trigger is due.
+fn slot_time(period_s: f64, start_s: f64, slot: u64) -> f64 {
+    start_s + period_s * slot as f64
 }
 
 /// The engine.
@@ -102,7 +123,7 @@ impl Timeline {
                 }
                 Trigger::Every {
                     period_s, start_s, ..
-                } => take(start_s + period_s * st.firings.len() as f64),
+                } => take(slot_time(*period_s, *start_s, st.next_slot)),
                 Trigger::When(_) => {}
             }
         }
@@ -110,9 +131,11 @@ impl Timeline {
     }
 
     /// Advances to `now` (s from the timeline's start) and returns what is due, ends first,
-    /// in time order. `holds` evaluates a `when` condition on the newest samples.
+    /// in time order. `holds` evaluates a `when` condition on the newest samples. Each entry
+    /// starts at most once per poll (see the module's documentation).
     pub fn poll(&mut self, now: f64, holds: &dyn Fn(&Condition) -> bool) -> Vec<Event> {
         let mut out = Vec::new();
+        let mut started: Vec<usize> = Vec::new();
         loop {
             let mut changed = false;
             // Ends due.
@@ -133,9 +156,9 @@ impl Timeline {
                 self.settle(i, t);
                 changed = true;
             }
-            // Starts due.
+            // Starts due, each entry once per poll.
             for i in 0..self.entries.len() {
-                if self.states[i].done_firing {
+                if self.states[i].done_firing || started.contains(&i) {
                     continue;
                 }
                 let due = match &self.entries[i].trigger {
@@ -148,11 +171,12 @@ impl Timeline {
                     Trigger::Every {
                         period_s, start_s, ..
                     } => {
-                        let t = start_s + period_s * self.states[i].firings.len() as f64;
+                        let t = slot_time(*period_s, *start_s, self.states[i].next_slot);
                         (t <= now + 1e-9).then_some(now)
                     }
                 };
                 if let Some(t) = due {
+                    started.push(i);
                     self.fire(i, t);
                     out.push(Event::Start(i));
                     changed = true;
@@ -183,9 +207,18 @@ impl Timeline {
                 until_s,
                 count,
             } => {
-                let next = start_s + period_s * (k + 1) as f64;
-                count.is_some_and(|c| k + 1 >= c as usize)
-                    || until_s.is_some_and(|u| next > u + 1e-9)
+                // The first slot after `t`; the ones in between are coalesced into this firing.
+                let caught_up = ((t + 1e-9 - start_s) / period_s).floor() + 1.0;
+                let next = if caught_up.is_finite() && caught_up > 0.0 {
+                    // Saturates for a period too small for the slot count to be exact.
+                    (caught_up as u64).max(st.next_slot + 1)
+                } else {
+                    st.next_slot + 1
+                };
+                st.coalesced += next - st.next_slot - 1;
+                st.next_slot = next;
+                count.is_some_and(|c| next >= u64::from(c))
+                    || until_s.is_some_and(|u| slot_time(*period_s, *start_s, next) > u + 1e-9)
             }
             _ => true,
         };
@@ -367,6 +400,51 @@ mod tests {
         assert_eq!(ends1, vec![1.0, 5.0, 9.0]);
         assert!((tl.states()[1].ended_s.unwrap() - 9.0).abs() < 1e-6);
         assert!((tl.states()[0].ended_s.unwrap() - 25.0).abs() < 1e-6);
+    }
+
+    #[test]
+    fn every_that_fell_behind_fires_once_per_poll_and_coalesces() {
+        // A period far shorter than the step: one start per poll, never a burst.
+        let mut tl = Timeline::new(vec![entry(
+            "fast",
+            Trigger::Every {
+                period_s: 1e-12,
+                start_s: 0.0,
+                until_s: None,
+                count: None,
+            },
+            None,
+        )]);
+        for step in 0..100 {
+            let events = tl.poll(f64::from(step) * 0.1, &|_| false);
+            assert_eq!(events, vec![Event::Start(0)], "step {step}");
+        }
+        assert_eq!(tl.states()[0].firings.len(), 100);
+        assert!(tl.states()[0].coalesced > 1_000_000_000);
+
+        // A 1 s period polled after a 5.5 s stall: one firing for the five missed slots,
+        // then back on the schedule; count bounds the slots, not the firings.
+        let mut tl = Timeline::new(vec![entry(
+            "tick",
+            Trigger::Every {
+                period_s: 1.0,
+                start_s: 0.0,
+                until_s: None,
+                count: Some(8),
+            },
+            None,
+        )]);
+        assert_eq!(tl.poll(0.0, &|_| false), vec![Event::Start(0)]);
+        assert_eq!(tl.poll(5.5, &|_| false), vec![Event::Start(0)]);
+        assert_eq!(tl.states()[0].coalesced, 4);
+        assert_eq!(tl.next_due(), Some(6.0));
+        assert!(tl.poll(5.9, &|_| false).is_empty());
+        assert_eq!(tl.poll(6.0, &|_| false), vec![Event::Start(0)]);
+        assert_eq!(tl.poll(7.0, &|_| false), vec![Event::Start(0)]);
+        assert!(tl.poll(20.0, &|_| false).is_empty());
+        let starts: Vec<f64> = tl.states()[0].firings.iter().map(|f| f.started_s).collect();
+        assert_eq!(starts, vec![0.0, 5.5, 6.0, 7.0]);
+        assert!((tl.states()[0].ended_s.unwrap() - 7.0).abs() < 1e-9);
     }
 
     #[test]
