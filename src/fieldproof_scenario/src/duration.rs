@@ -5,7 +5,11 @@ use serde::de::{self, Deserializer, Visitor};
 use serde::{Deserialize, Serialize, Serializer};
 use std::fmt;
 
-/// A non-negative, finite duration in seconds.
+/// The longest duration a scenario may write (7 days, in seconds): longer is refused
+/// wherever a duration is parsed.
+pub const MAX_DURATION_S: f64 = 7.0 * 24.0 * 3600.0;
+
+/// A non-negative duration in seconds, at most [`MAX_DURATION_S`].
 #[derive(Debug, Clone, Copy, PartialEq, PartialOrd, Default)]
 pub struct Secs(pub f64);
 
@@ -17,8 +21,13 @@ impl Secs {
 }
 
 /// Parses `5s`, `1.5s`, `250ms`, `2m`, `1.5` into seconds; `None` when malformed,
-/// negative or not finite.
+/// negative, not finite or above [`MAX_DURATION_S`].
 pub fn parse(text: &str) -> Option<f64> {
+    parse_number(text).filter(|x| *x <= MAX_DURATION_S)
+}
+
+/// The number of seconds written, not yet bounded above.
+fn parse_number(text: &str) -> Option<f64> {
     let s = text.trim();
     let (num, scale) = if let Some(x) = s.strip_suffix("ms") {
         (x, 0.001)
@@ -41,6 +50,17 @@ pub fn parse(text: &str) -> Option<f64> {
         .filter(|x| x.is_finite() && *x >= 0.0)
 }
 
+/// A number of seconds as a message shows it: plain (`0.25`, `604801`), or in exponent form
+/// when very small or very large (`1e-12`, `1e300`).
+pub fn display(secs: f64) -> String {
+    let magnitude = secs.abs();
+    if magnitude != 0.0 && !(1e-4..1e15).contains(&magnitude) {
+        format!("{secs:e}")
+    } else {
+        format!("{secs}")
+    }
+}
+
 impl Serialize for Secs {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         s.serialize_f64(self.0)
@@ -51,6 +71,11 @@ struct SecsVisitor;
 
 const EXPECTED: &str = "a duration such as 5s, 250ms, 2m or 1.5 (seconds, not negative)";
 
+/// The refusal of a duration above [`MAX_DURATION_S`].
+fn too_long(written: &str) -> String {
+    format!("{written} is above the maximum duration of {MAX_DURATION_S} s (7 days)")
+}
+
 impl Visitor<'_> for SecsVisitor {
     type Value = Secs;
 
@@ -59,10 +84,12 @@ impl Visitor<'_> for SecsVisitor {
     }
 
     fn visit_f64<E: de::Error>(self, v: f64) -> Result<Secs, E> {
-        if v.is_finite() && v >= 0.0 {
-            Ok(Secs(v))
-        } else {
+        if !(v.is_finite() && v >= 0.0) {
             Err(E::custom(format!("{v} is not {EXPECTED}")))
+        } else if v > MAX_DURATION_S {
+            Err(E::custom(too_long(&display(v))))
+        } else {
+            Ok(Secs(v))
         }
     }
 
@@ -75,9 +102,11 @@ impl Visitor<'_> for SecsVisitor {
     }
 
     fn visit_str<E: de::Error>(self, v: &str) -> Result<Secs, E> {
-        parse(v)
-            .map(Secs)
-            .ok_or_else(|| E::custom(format!("\"{v}\" is not {EXPECTED}")))
+        match parse_number(v) {
+            None => Err(E::custom(format!("\"{v}\" is not {EXPECTED}"))),
+            Some(x) if x > MAX_DURATION_S => Err(E::custom(too_long(&format!("\"{v}\"")))),
+            Some(x) => Ok(Secs(x)),
+        }
     }
 }
 
@@ -106,6 +135,21 @@ mod tests {
     fn refuses_bad_forms() {
         for bad in ["", "s", "-1s", "abc", "5h", "inf", "NaN", "+3s"] {
             assert_eq!(parse(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn refuses_durations_above_the_maximum() {
+        assert_eq!(parse("7d"), None);
+        assert_eq!(parse("604800s"), Some(MAX_DURATION_S));
+        assert_eq!(parse("1e300s"), None);
+        assert_eq!(parse("10081min"), None);
+        for text in ["\"1e300s\"", "1e300", "604801"] {
+            let e = serde_yaml::from_str::<Secs>(text).unwrap_err().to_string();
+            assert!(
+                e.contains("above the maximum duration of 604800 s"),
+                "{text}: {e}"
+            );
         }
     }
 
