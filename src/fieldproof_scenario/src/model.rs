@@ -19,9 +19,10 @@
 //! record: { topics: [/ugv1/odom, /ugv1/cmd_vel, /ugv1/link_state] }
 //! ```
 
-use crate::duration::Secs;
+use crate::duration::{self, Secs};
 use fieldproof_link::profile::{presets, Network, NetworkSection};
-use fieldproof_robots::{Manifest, World};
+use fieldproof_robots::yaml_guard::{self, GuardError};
+use fieldproof_robots::{LossAction, Manifest, World};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -47,6 +48,15 @@ pub enum ScenarioError {
         /// What is wrong, with the value.
         message: String,
     },
+    /// The file is refused before parsing: larger than [`yaml_guard::MAX_BYTES`] or nested
+    /// deeper than [`yaml_guard::MAX_DEPTH`].
+    #[error("{}: {source}", file.display())]
+    Refused {
+        /// The file.
+        file: PathBuf,
+        /// The size or the depth, with its limit.
+        source: GuardError,
+    },
     /// A manifest or world named by the scenario does not load.
     #[error("{path}: {source}")]
     Robots {
@@ -61,7 +71,7 @@ impl ScenarioError {
     /// The field path of the error (empty for a read error).
     pub fn path(&self) -> &str {
         match self {
-            ScenarioError::Read { .. } => "",
+            ScenarioError::Read { .. } | ScenarioError::Refused { .. } => "",
             ScenarioError::Field { path, .. } | ScenarioError::Robots { path, .. } => path,
         }
     }
@@ -750,6 +760,13 @@ pub struct Scenario {
     pub recorded_topics: BTreeMap<String, String>,
 }
 
+/// The shortest period of an `every` trigger (10 ms): each firing runs an action.
+pub const MIN_EVERY_PERIOD_S: f64 = 0.01;
+
+/// The most firings an `every` entry may have in a run (its count, or what its period,
+/// `start_s`, `until_s` and the scenario's `duration_s` allow).
+pub const MAX_EVERY_FIRINGS: u64 = 100_000;
+
 /// Every action the timeline knows.
 pub const ACTIONS: &[&str] = &[
     "link.set",
@@ -897,9 +914,15 @@ fn condition(
     })
 }
 
-/// Parses YAML text into the raw model; errors carry the field path.
+/// Parses YAML text into the raw model; errors carry the field path. Text larger than
+/// [`yaml_guard::MAX_BYTES`] or nested deeper than [`yaml_guard::MAX_DEPTH`] is refused
+/// before it is parsed.
 pub fn parse_raw(file: &Path, text: &str) -> Result<RawScenario, ScenarioError> {
     let ctx = Ctx { file };
+    yaml_guard::check(text).map_err(|source| ScenarioError::Refused {
+        file: file.to_path_buf(),
+        source,
+    })?;
     let de = serde_yaml::Deserializer::from_str(text);
     serde_path_to_error::deserialize(de).map_err(|e| {
         let path = e.path().to_string();
@@ -917,13 +940,38 @@ pub fn parse_raw(file: &Path, text: &str) -> Result<RawScenario, ScenarioError> 
 /// Reads and validates a scenario file: the raw model, the world, every manifest, the
 /// network, the timeline, the assertions. Nothing is created.
 pub fn load(file: &Path) -> Result<Scenario, ScenarioError> {
-    let text = std::fs::read_to_string(file).map_err(|e| ScenarioError::Read {
-        file: file.to_path_buf(),
-        source: e,
-    })?;
+    let text = read_bounded(file)?;
     let file = std::fs::canonicalize(file).unwrap_or_else(|_| file.to_path_buf());
     let raw = parse_raw(&file, &text)?;
     validate(&file, raw)
+}
+
+/// Reads a scenario file, at most one byte more than [`yaml_guard::MAX_BYTES`] (so a
+/// larger file is refused by the guard without being read whole).
+fn read_bounded(file: &Path) -> Result<String, ScenarioError> {
+    use std::io::Read;
+    let read_error = |source| ScenarioError::Read {
+        file: file.to_path_buf(),
+        source,
+    };
+    let mut bytes = Vec::new();
+    std::fs::File::open(file)
+        .map_err(read_error)?
+        .take(yaml_guard::MAX_BYTES as u64 + 1)
+        .read_to_end(&mut bytes)
+        .map_err(read_error)?;
+    if bytes.len() > yaml_guard::MAX_BYTES {
+        let size = std::fs::metadata(file).map_or(bytes.len() as u64, |m| m.len());
+        return Err(ScenarioError::Refused {
+            file: file.to_path_buf(),
+            source: GuardError::TooLarge {
+                bytes: usize::try_from(size).unwrap_or(usize::MAX),
+                limit: yaml_guard::MAX_BYTES,
+            },
+        });
+    }
+    String::from_utf8(bytes)
+        .map_err(|e| read_error(std::io::Error::new(std::io::ErrorKind::InvalidData, e)))
 }
 
 /// Validates a raw scenario (`file` locates relative paths and names errors).
@@ -956,6 +1004,7 @@ pub fn validate(file: &Path, raw: RawScenario) -> Result<Scenario, ScenarioError
     if duration_s <= 0.0 {
         return Err(ctx.err("duration_s", format!("{duration_s} must be above 0")));
     }
+    check_timeouts(&ctx, &raw.timeouts)?;
     let world = World::load(rel(&raw.world)).map_err(|e| ScenarioError::Robots {
         path: "world".into(),
         source: e,
@@ -1051,6 +1100,9 @@ pub fn validate(file: &Path, raw: RawScenario) -> Result<Scenario, ScenarioError
             Some(f) => f,
             None => has_failsafe,
         };
+        if failsafe {
+            check_loss_action(&ctx, &p, &manifest, &stack)?;
+        }
         let custom_cmd_vel = match &v.stack {
             Some(StackSpec::Custom(c)) => c.cmd_vel.clone(),
             _ => None,
@@ -1158,6 +1210,7 @@ pub fn validate(file: &Path, raw: RawScenario) -> Result<Scenario, ScenarioError
         )?);
     }
     check_after_cycles(&ctx, &timeline)?;
+    check_every_firings(&ctx, &timeline, duration_s)?;
 
     // Assertions.
     let mut assertions = Vec::new();
@@ -1234,6 +1287,27 @@ pub fn validate(file: &Path, raw: RawScenario) -> Result<Scenario, ScenarioError
     topics.insert(COLLISIONS_TOPIC.to_string());
     if network.is_some() {
         topics.insert(NETWORK_TOPIC.to_string());
+    }
+    for (t, ty) in &raw.record.types {
+        let path = format!("record.types.{t}");
+        if !topic_ok(t) {
+            return Err(ctx.err(
+                path,
+                format!("\"{t}\" is not a fully qualified topic name (/ns/name)"),
+            ));
+        }
+        if !fieldproof_msgs::is_known_type(ty) {
+            return Err(ctx.err(
+                path,
+                format!("\"{ty}\" is not a message type fieldproof knows"),
+            ));
+        }
+        if !topics.contains(t) {
+            return Err(ctx.err(
+                path,
+                format!("{t} is not recorded: add it to record.topics, or remove its type"),
+            ));
+        }
     }
     let known = known_types(&vehicles, network.is_some());
     let mut recorded = BTreeMap::new();
@@ -1589,8 +1663,14 @@ fn entry(
         )?)
     } else {
         let period = e.every.expect("one trigger").get();
-        if period <= 0.0 {
-            return Err(ctx.err(f("every"), format!("{period} must be above 0")));
+        if period < MIN_EVERY_PERIOD_S {
+            return Err(ctx.err(
+                f("every"),
+                format!(
+                    "{} s is below the minimum period of {MIN_EVERY_PERIOD_S} s (10 ms)",
+                    duration::display(period)
+                ),
+            ));
         }
         if e.count == Some(0) {
             return Err(ctx.err(f("count"), "0 must be at least 1"));
@@ -1896,6 +1976,107 @@ fn entry(
         action,
         duration_s,
     })
+}
+
+/// Every timeout above 0 (the upper bound is every duration's, [`duration::MAX_DURATION_S`]).
+fn check_timeouts(ctx: &Ctx, t: &Timeouts) -> Result<(), ScenarioError> {
+    for (name, value) in [
+        ("ready_s", t.ready_s),
+        ("ground_s", t.ground_s),
+        ("run_s", t.run_s),
+        ("shutdown_s", t.shutdown_s),
+    ] {
+        if value.get() <= 0.0 {
+            return Err(ctx.err(
+                format!("timeouts.{name}"),
+                format!("{} s must be above 0", duration::display(value.get())),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Whether the stack takes the vehicle home by itself when its link is lost: none of the
+/// stacks the runner starts does (goal_driver keeps its goal; others are not known).
+fn has_return_home(_stack: &Stack) -> bool {
+    false
+}
+
+/// How a stack is named in messages.
+fn stack_name(stack: &Stack) -> String {
+    match stack {
+        Stack::GoalDriver => "goal_driver".into(),
+        Stack::None => "none".into(),
+        Stack::Executable {
+            package,
+            executable,
+        } => format!("{package}/{executable}"),
+        Stack::Launch { file, .. } => file.display().to_string(),
+        Stack::Command { argv } => argv.first().cloned().unwrap_or_default(),
+    }
+}
+
+/// A failsafe whose loss action is `return_home` needs a stack that can go home.
+fn check_loss_action(
+    ctx: &Ctx,
+    vehicle_path: &str,
+    manifest: &Manifest,
+    stack: &Stack,
+) -> Result<(), ScenarioError> {
+    let loss_action = manifest
+        .runtime
+        .as_ref()
+        .and_then(|r| r.link.as_ref())
+        .map(|l| l.loss_action);
+    if loss_action == Some(LossAction::ReturnHome) && !has_return_home(stack) {
+        return Err(ctx.err(
+            format!("{vehicle_path}.manifest"),
+            format!(
+                "runtime.link.loss_action: return_home: the stack {} has no return-home behaviour (give stop, hold, land or continue)",
+                stack_name(stack)
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// How many times an `every` entry can fire before the timeline ends, at most
+/// [`MAX_EVERY_FIRINGS`].
+fn check_every_firings(
+    ctx: &Ctx,
+    timeline: &[Entry],
+    duration_s: f64,
+) -> Result<(), ScenarioError> {
+    for (i, e) in timeline.iter().enumerate() {
+        let Trigger::Every {
+            period_s,
+            start_s,
+            until_s,
+            count,
+        } = e.trigger
+        else {
+            continue;
+        };
+        let last_s = until_s.map_or(duration_s, |u| u.min(duration_s));
+        let by_time = if last_s < start_s {
+            0.0
+        } else {
+            ((last_s - start_s) / period_s).floor() + 1.0
+        };
+        let firings = count.map_or(by_time, |c| by_time.min(f64::from(c)));
+        if firings > MAX_EVERY_FIRINGS as f64 {
+            return Err(ctx.err(
+                format!("timeline[{i}].every"),
+                format!(
+                    "{} s from {} s to {} s fires {firings} times, more than {MAX_EVERY_FIRINGS}: give a count, an until_s or a longer period",
+                    duration::display(period_s),
+                    duration::display(start_s),
+                    duration::display(last_s)
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 fn check_after_cycles(ctx: &Ctx, timeline: &[Entry]) -> Result<(), ScenarioError> {

@@ -215,12 +215,155 @@ fn bad_fields_name_their_path_and_value() {
             "record.types",
             "the type of /ugv1/mystery is unknown",
         ),
+        // Bounds: a minimum period, a maximum duration, positive timeouts.
+        (
+            "timeline:\n  - { at: 1s, action: link.drop }\n  - { at: 2s, action: link.restore }\n  - { at: 3s, action: link.drop }\n  - { every: 1e-12s, action: link.restore }\n",
+            "timeline[3].every",
+            "1e-12 s is below the minimum period of 0.01 s (10 ms)",
+        ),
+        (
+            "timeline:\n  - { every: 0s, action: link.restore }\n",
+            "timeline[0].every",
+            "0 s is below the minimum period",
+        ),
+        (
+            "duration_s: 1e300s\n",
+            "duration_s",
+            "\"1e300s\" is above the maximum duration of 604800 s (7 days)",
+        ),
+        (
+            "timeline:\n  - { at: 604801, action: link.drop }\n",
+            "timeline[0].at",
+            "604801 is above the maximum duration of 604800 s",
+        ),
+        (
+            "timeline:\n  - { at: 1s, action: link.drop, duration_s: 1e300 }\n",
+            "timeline[0].duration_s",
+            "1e300 is above the maximum duration",
+        ),
+        (
+            "timeouts: { ready_s: 0s }\n",
+            "timeouts.ready_s",
+            "0 s must be above 0",
+        ),
+        (
+            "timeouts: { shutdown_s: 0 }\n",
+            "timeouts.shutdown_s",
+            "0 s must be above 0",
+        ),
+        (
+            "timeouts: { ground_s: 1e9 }\n",
+            "timeouts.ground_s",
+            "above the maximum duration",
+        ),
+        (
+            "duration_s: 604800s\ntimeline:\n  - { every: 10ms, action: link.restore }\n",
+            "timeline[0].every",
+            "fires 60480001 times, more than 100000",
+        ),
+        // record.types: every entry a known type, for a recorded topic.
+        (
+            "record:\n  types: { /ugv1/elsewhere: my_msgs/msg/Odometry }\n",
+            "record.types./ugv1/elsewhere",
+            "\"my_msgs/msg/Odometry\" is not a message type fieldproof knows",
+        ),
+        (
+            "record:\n  types: { /ugv1/elsewhere: std_msgs/msg/String }\n",
+            "record.types./ugv1/elsewhere",
+            "/ugv1/elsewhere is not recorded",
+        ),
+        (
+            "record:\n  types: { not a topic: std_msgs/msg/String }\n",
+            "record.types.not a topic",
+            "\"not a topic\" is not a fully qualified topic name",
+        ),
     ];
     for (extra, path, msg) in cases {
         let (p, text) = err_of(extra);
         assert_eq!(&p, path, "{extra}: {text}");
         assert!(text.contains(msg), "{extra}: {text}");
     }
+}
+
+#[test]
+fn bounded_values_pass_at_their_bounds() {
+    let s = load_text(&format!(
+        "{BASE}duration_s: 604800s\ntimeline:\n  - {{ every: 10ms, until_s: 100s, action: link.restore }}\n  - {{ every: 10s, action: link.restore }}\ntimeouts: {{ ready_s: 1ms, run_s: 604800 }}\n"
+    ))
+    .unwrap();
+    assert!(matches!(
+        s.timeline[0].trigger,
+        Trigger::Every { period_s, .. } if period_s == model::MIN_EVERY_PERIOD_S
+    ));
+    assert_eq!(s.duration_s, 604_800.0);
+    let s = load_text(&format!(
+        "{BASE}record:\n  topics: [/ugv1/mine]\n  types: {{ /ugv1/mine: std_msgs/String }}\n"
+    ))
+    .unwrap();
+    assert_eq!(s.recorded_topics["/ugv1/mine"], "std_msgs/String");
+}
+
+#[test]
+fn deeply_nested_or_huge_files_are_refused_before_parsing() {
+    for nested in [
+        "[".repeat(100_000) + &"]".repeat(100_000),
+        "{a: ".repeat(50_000) + &"}".repeat(50_000),
+        format!("{BASE}description: {}", "[".repeat(100_000)),
+    ] {
+        let e = load_text(&nested).unwrap_err();
+        assert!(matches!(e, ScenarioError::Refused { .. }), "{e}");
+        let text = e.to_string();
+        assert!(text.contains(".test_"), "names the file: {text}");
+        assert!(
+            text.contains("nested deeper than the limit of 64 levels (line"),
+            "{text}"
+        );
+    }
+    let huge = format!("{BASE}description: \"{}\"\n", "x".repeat(2 << 20));
+    let e = load_text(&huge).unwrap_err();
+    let text = e.to_string();
+    assert!(
+        text.contains("more than the limit of 1048576 bytes for a YAML file"),
+        "{text}"
+    );
+    // Brackets in text are no nesting.
+    let s = load_text(&format!("{BASE}description: \"{}\"\n", "[".repeat(1000))).unwrap();
+    assert_eq!(s.raw.description.len(), 1000);
+}
+
+#[test]
+fn return_home_needs_a_stack_that_goes_home() {
+    let dir = repo().join("config/scenarios");
+    let manifest = tempfile::Builder::new()
+        .prefix(".test_robot_")
+        .suffix(".yaml")
+        .tempfile_in(&dir)
+        .unwrap();
+    std::fs::write(
+        manifest.path(),
+        "extends: ../../robots/ugv_nav2/robot.yaml\nruntime:\n  link:\n    loss_action: return_home\n",
+    )
+    .unwrap();
+    let name = manifest.path().file_name().unwrap().to_string_lossy();
+    let scenario = |extra: &str| {
+        format!("name: t\nworld: ../../worlds/depot.yaml\nvehicles:\n  - {{ name: ugv1, manifest: {name}, spawn: spawn_dock{extra} }}\n")
+    };
+    let e = load_text(&scenario("")).unwrap_err();
+    assert_eq!(e.path(), "vehicles[0].manifest", "{e}");
+    assert!(
+        e.to_string().contains(
+            "runtime.link.loss_action: return_home: the stack goal_driver has no return-home behaviour"
+        ),
+        "{e}"
+    );
+    let e = load_text(&scenario(", stack: none")).unwrap_err();
+    assert!(
+        e.to_string().contains("the stack none has no return-home"),
+        "{e}"
+    );
+    // Without the failsafe nothing acts on the loss of the link.
+    let s = load_text(&scenario(", failsafe: false")).unwrap();
+    assert!(!s.vehicles[0].failsafe);
 }
 
 #[test]
