@@ -2,4 +2,5 @@
 //! broadcasts, the LoRa time-on-air of a packet, the follower's watchdog and controller, the
 //! per-cycle CSV log and its recovery analysis.
 
+pub mod airtime;
 pub mod packet;
