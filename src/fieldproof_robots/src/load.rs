@@ -17,18 +17,47 @@ use serde::de::DeserializeOwned;
 use serde_yaml::{Mapping, Value};
 
 use crate::error::{from_serde, Error, FieldPath};
+use crate::yaml_guard;
 
-/// Reads one YAML file into a value.
+/// Reads one YAML file into a value. At most one byte more than
+/// [`yaml_guard::MAX_BYTES`] is read, so a huge file (or `/dev/zero`) is refused, not read.
 pub(crate) fn read_yaml(file: &Path) -> Result<Value, Error> {
-    let text = std::fs::read_to_string(file).map_err(|source| Error::Io {
+    use std::io::Read;
+    let io = |source| Error::Io {
         file: file.to_path_buf(),
         source,
+    };
+    let mut bytes = Vec::new();
+    std::fs::File::open(file)
+        .map_err(io)?
+        .take(yaml_guard::MAX_BYTES as u64 + 1)
+        .read_to_end(&mut bytes)
+        .map_err(io)?;
+    if bytes.len() > yaml_guard::MAX_BYTES {
+        return Err(Error::Syntax {
+            file: file.to_path_buf(),
+            message: format!(
+                "more than the limit of {} bytes for a YAML file: refused before parsing",
+                yaml_guard::MAX_BYTES
+            ),
+        });
+    }
+    let text = String::from_utf8(bytes).map_err(|e| {
+        io(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!("not UTF-8 text ({e})"),
+        ))
     })?;
     parse_yaml(file, &text)
 }
 
-/// Parses YAML text (named `file` in errors).
+/// Parses YAML text (named `file` in errors); text larger than [`yaml_guard::MAX_BYTES`]
+/// or nested deeper than [`yaml_guard::MAX_DEPTH`] is refused before `serde_yaml` sees it.
 pub(crate) fn parse_yaml(file: &Path, text: &str) -> Result<Value, Error> {
+    yaml_guard::check(text).map_err(|e| Error::Syntax {
+        file: file.to_path_buf(),
+        message: e.to_string(),
+    })?;
     let value: Value = serde_yaml::from_str(text).map_err(|e| Error::Syntax {
         file: file.to_path_buf(),
         message: e.to_string(),

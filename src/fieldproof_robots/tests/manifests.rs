@@ -394,3 +394,32 @@ fn description_tree_errors_name_the_frame() {
         assert_eq!(err.reason(), want);
     }
 }
+
+#[test]
+fn deeply_nested_or_huge_yaml_is_refused_before_parsing() {
+    let dir = tempfile::tempdir().unwrap();
+    // 200 KB of `[[[[…`: libyaml needs about a minute to refuse this.
+    let deep = format!("name: {}\n", "[".repeat(200_000));
+    let path = write(dir.path(), "deep.yaml", &deep);
+    for (what, result) in [
+        ("load", Manifest::load(&path)),
+        ("from_yaml", Manifest::from_yaml("deep.yaml", &deep)),
+    ] {
+        let started = std::time::Instant::now();
+        let e = result.unwrap_err().to_string();
+        assert!(
+            e.contains("nested deeper than the limit of 64 levels"),
+            "{what}: {e}"
+        );
+        assert!(started.elapsed().as_secs() < 2, "{what}");
+    }
+    let started = std::time::Instant::now();
+    let e = World::load(&path).unwrap_err().to_string();
+    assert!(e.contains("nested deeper than"), "{e}");
+    assert!(started.elapsed().as_secs() < 2);
+    // A file larger than the limit is not read whole.
+    let huge = format!("name: x\nsummary: \"{}\"\n", "a".repeat(2 << 20));
+    let path = write(dir.path(), "huge.yaml", &huge);
+    let e = Manifest::load(&path).unwrap_err().to_string();
+    assert!(e.contains("more than the limit of 1048576 bytes"), "{e}");
+}
