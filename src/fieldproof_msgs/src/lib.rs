@@ -30,6 +30,7 @@ mod error;
 #[doc(hidden)]
 pub mod fixed_array;
 mod registry;
+pub mod type_hash;
 
 pub use error::MsgError;
 pub use registry::{

@@ -1,0 +1,546 @@
+//! Type descriptions and type hashes (REP 2011) of the registered message types, computed the
+//! way rosidl does (`rosidl_generator_type_description`): the type's `TypeDescription` (its
+//! fields, then every type it references, directly or not, sorted by name) as JSON with
+//! `", "` / `": "` separators and no default values, hashed with SHA-256 and written
+//! `RIHS01_<64 hex>`. ROS 2 Jazzy endpoints announce it in their DDS USER_DATA
+//! (`typehash=RIHS01_...;`, see [`user_data`]).
+//!
+//! ```
+//! let hash = fieldproof_msgs::type_hash::type_hash("std_msgs/msg/String").unwrap();
+//! assert_eq!(hash, "RIHS01_df668c740482bbd48fb39d76a70dfd4bd59db1288021743503259e948f6b1a18");
+//! ```
+
+use std::collections::BTreeSet;
+use std::fmt::Write as _;
+
+use sha2::{Digest, Sha256};
+
+use crate::MsgError;
+
+/// The `.msg` fields of every registered type (and of the types they reference): one
+/// `type name` per line, nested types written `pkg/Name`. Constants, comments and default
+/// values are left out (a type hash covers none of them). Checked field for field against the
+/// rig's `share/<pkg>/msg/<Type>.json` by `tests/type_hash_rig.rs`.
+const DEFINITIONS: &[(&str, &str)] = &[
+    ("builtin_interfaces/msg/Time", "int32 sec\nuint32 nanosec"),
+    (
+        "builtin_interfaces/msg/Duration",
+        "int32 sec\nuint32 nanosec",
+    ),
+    (
+        "std_msgs/msg/Header",
+        "builtin_interfaces/Time stamp\nstring frame_id",
+    ),
+    ("std_msgs/msg/String", "string data"),
+    ("std_msgs/msg/Bool", "bool data"),
+    ("std_msgs/msg/Float64", "float64 data"),
+    ("std_msgs/msg/Empty", ""),
+    (
+        "geometry_msgs/msg/Vector3",
+        "float64 x\nfloat64 y\nfloat64 z",
+    ),
+    (
+        "geometry_msgs/msg/Quaternion",
+        "float64 x\nfloat64 y\nfloat64 z\nfloat64 w",
+    ),
+    ("geometry_msgs/msg/Point", "float64 x\nfloat64 y\nfloat64 z"),
+    (
+        "geometry_msgs/msg/Pose",
+        "geometry_msgs/Point position\ngeometry_msgs/Quaternion orientation",
+    ),
+    (
+        "geometry_msgs/msg/PoseWithCovariance",
+        "geometry_msgs/Pose pose\nfloat64[36] covariance",
+    ),
+    (
+        "geometry_msgs/msg/PoseStamped",
+        "std_msgs/Header header\ngeometry_msgs/Pose pose",
+    ),
+    (
+        "geometry_msgs/msg/Twist",
+        "geometry_msgs/Vector3 linear\ngeometry_msgs/Vector3 angular",
+    ),
+    (
+        "geometry_msgs/msg/TwistWithCovariance",
+        "geometry_msgs/Twist twist\nfloat64[36] covariance",
+    ),
+    (
+        "geometry_msgs/msg/TwistStamped",
+        "std_msgs/Header header\ngeometry_msgs/Twist twist",
+    ),
+    (
+        "geometry_msgs/msg/Transform",
+        "geometry_msgs/Vector3 translation\ngeometry_msgs/Quaternion rotation",
+    ),
+    (
+        "geometry_msgs/msg/TransformStamped",
+        "std_msgs/Header header\nstring child_frame_id\ngeometry_msgs/Transform transform",
+    ),
+    (
+        "sensor_msgs/msg/NavSatStatus",
+        "int8 status\nuint16 service",
+    ),
+    (
+        "sensor_msgs/msg/NavSatFix",
+        "std_msgs/Header header\nsensor_msgs/NavSatStatus status\nfloat64 latitude\n\
+         float64 longitude\nfloat64 altitude\nfloat64[9] position_covariance\n\
+         uint8 position_covariance_type",
+    ),
+    (
+        "sensor_msgs/msg/RegionOfInterest",
+        "uint32 x_offset\nuint32 y_offset\nuint32 height\nuint32 width\nbool do_rectify",
+    ),
+    (
+        "sensor_msgs/msg/PointField",
+        "string name\nuint32 offset\nuint8 datatype\nuint32 count",
+    ),
+    (
+        "sensor_msgs/msg/Imu",
+        "std_msgs/Header header\ngeometry_msgs/Quaternion orientation\n\
+         float64[9] orientation_covariance\ngeometry_msgs/Vector3 angular_velocity\n\
+         float64[9] angular_velocity_covariance\ngeometry_msgs/Vector3 linear_acceleration\n\
+         float64[9] linear_acceleration_covariance",
+    ),
+    (
+        "sensor_msgs/msg/JointState",
+        "std_msgs/Header header\nstring[] name\nfloat64[] position\nfloat64[] velocity\n\
+         float64[] effort",
+    ),
+    (
+        "sensor_msgs/msg/LaserScan",
+        "std_msgs/Header header\nfloat32 angle_min\nfloat32 angle_max\nfloat32 angle_increment\n\
+         float32 time_increment\nfloat32 scan_time\nfloat32 range_min\nfloat32 range_max\n\
+         float32[] ranges\nfloat32[] intensities",
+    ),
+    (
+        "sensor_msgs/msg/BatteryState",
+        "std_msgs/Header header\nfloat32 voltage\nfloat32 temperature\nfloat32 current\n\
+         float32 charge\nfloat32 capacity\nfloat32 design_capacity\nfloat32 percentage\n\
+         uint8 power_supply_status\nuint8 power_supply_health\nuint8 power_supply_technology\n\
+         bool present\nfloat32[] cell_voltage\nfloat32[] cell_temperature\nstring location\n\
+         string serial_number",
+    ),
+    (
+        "sensor_msgs/msg/Image",
+        "std_msgs/Header header\nuint32 height\nuint32 width\nstring encoding\n\
+         uint8 is_bigendian\nuint32 step\nuint8[] data",
+    ),
+    (
+        "sensor_msgs/msg/CameraInfo",
+        "std_msgs/Header header\nuint32 height\nuint32 width\nstring distortion_model\n\
+         float64[] d\nfloat64[9] k\nfloat64[9] r\nfloat64[12] p\nuint32 binning_x\n\
+         uint32 binning_y\nsensor_msgs/RegionOfInterest roi",
+    ),
+    (
+        "sensor_msgs/msg/PointCloud2",
+        "std_msgs/Header header\nuint32 height\nuint32 width\nsensor_msgs/PointField[] fields\n\
+         bool is_bigendian\nuint32 point_step\nuint32 row_step\nuint8[] data\nbool is_dense",
+    ),
+    (
+        "sensor_msgs/msg/MagneticField",
+        "std_msgs/Header header\ngeometry_msgs/Vector3 magnetic_field\n\
+         float64[9] magnetic_field_covariance",
+    ),
+    (
+        "sensor_msgs/msg/FluidPressure",
+        "std_msgs/Header header\nfloat64 fluid_pressure\nfloat64 variance",
+    ),
+    (
+        "sensor_msgs/msg/Temperature",
+        "std_msgs/Header header\nfloat64 temperature\nfloat64 variance",
+    ),
+    (
+        "sensor_msgs/msg/Range",
+        "std_msgs/Header header\nuint8 radiation_type\nfloat32 field_of_view\n\
+         float32 min_range\nfloat32 max_range\nfloat32 range\nfloat32 variance",
+    ),
+    (
+        "nav_msgs/msg/Odometry",
+        "std_msgs/Header header\nstring child_frame_id\n\
+         geometry_msgs/PoseWithCovariance pose\ngeometry_msgs/TwistWithCovariance twist",
+    ),
+    ("rosgraph_msgs/msg/Clock", "builtin_interfaces/Time clock"),
+    (
+        "tf2_msgs/msg/TFMessage",
+        "geometry_msgs/TransformStamped[] transforms",
+    ),
+];
+
+/// `type_description_interfaces/msg/FieldType`: the id of a field's value type; a fixed array
+/// adds [`ARRAY_OFFSET`], a bounded sequence [`BOUNDED_SEQUENCE_OFFSET`], an unbounded one
+/// [`UNBOUNDED_SEQUENCE_OFFSET`].
+const FIELD_TYPE_NESTED_TYPE: u8 = 1;
+const ARRAY_OFFSET: u8 = 48;
+const BOUNDED_SEQUENCE_OFFSET: u8 = 96;
+const UNBOUNDED_SEQUENCE_OFFSET: u8 = 144;
+const FIELD_TYPE_UINT8: u8 = 3;
+const FIELD_TYPE_STRING: u8 = 17;
+const FIELD_TYPE_BOUNDED_STRING: u8 = 21;
+
+/// The `FieldType` id of a `.msg` primitive (`char` is `uint8` and `byte` is `octet` in rosidl).
+fn primitive_type_id(msg_type: &str) -> Option<u8> {
+    Some(match msg_type {
+        "int8" => 2,
+        "uint8" | "char" => FIELD_TYPE_UINT8,
+        "int16" => 4,
+        "uint16" => 5,
+        "int32" => 6,
+        "uint32" => 7,
+        "int64" => 8,
+        "uint64" => 9,
+        "float32" => 10,
+        "float64" => 11,
+        "bool" => 15,
+        "byte" => 16,
+        "string" => FIELD_TYPE_STRING,
+        "wstring" => 18,
+        _ => return None,
+    })
+}
+
+/// `type_description_interfaces/msg/FieldType`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FieldType {
+    /// The type id (value type plus array/sequence offset).
+    pub type_id: u8,
+    /// Array size or sequence bound, 0 otherwise.
+    pub capacity: u64,
+    /// Bound of a bounded string, 0 otherwise.
+    pub string_capacity: u64,
+    /// `pkg/msg/Name` of a nested type, empty otherwise.
+    pub nested_type_name: String,
+}
+
+/// `type_description_interfaces/msg/Field` (without a default value: hashes ignore it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Field {
+    /// The field name.
+    pub name: String,
+    /// Its type.
+    pub field_type: FieldType,
+}
+
+/// `type_description_interfaces/msg/IndividualTypeDescription`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IndividualTypeDescription {
+    /// `pkg/msg/Name`.
+    pub type_name: String,
+    /// Its fields in declaration order.
+    pub fields: Vec<Field>,
+}
+
+/// `type_description_interfaces/msg/TypeDescription`: a type and every type it references.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TypeDescription {
+    /// The type itself.
+    pub type_description: IndividualTypeDescription,
+    /// Every type it references, directly or not, sorted by name.
+    pub referenced_type_descriptions: Vec<IndividualTypeDescription>,
+}
+
+/// The fields of one type from its [`DEFINITIONS`] entry; `Err` names the type and the line.
+fn individual_description(type_name: &str) -> Result<IndividualTypeDescription, String> {
+    let definition = DEFINITIONS
+        .iter()
+        .find(|(name, _)| *name == type_name)
+        .map(|(_, definition)| *definition)
+        .ok_or_else(|| format!("no definition of `{type_name}`"))?;
+    let mut fields = definition
+        .lines()
+        .map(str::trim)
+        .filter(|line| !line.is_empty())
+        .map(|line| parse_field(line).map_err(|reason| format!("{type_name}: `{line}`: {reason}")))
+        .collect::<Result<Vec<_>, _>>()?;
+    if fields.is_empty() {
+        // rosidl gives an empty structure this one placeholder member.
+        fields.push(Field {
+            name: "structure_needs_at_least_one_member".into(),
+            field_type: FieldType {
+                type_id: FIELD_TYPE_UINT8,
+                capacity: 0,
+                string_capacity: 0,
+                nested_type_name: String::new(),
+            },
+        });
+    }
+    Ok(IndividualTypeDescription {
+        type_name: type_name.to_string(),
+        fields,
+    })
+}
+
+/// One `.msg` field line, `type name`: `float64[9] k`, `string<=8 s`, `pkg/Name[<=3] n`.
+fn parse_field(line: &str) -> Result<Field, String> {
+    let mut words = line.split_whitespace();
+    let (Some(type_text), Some(name), None) = (words.next(), words.next(), words.next()) else {
+        return Err("expected `type name`".into());
+    };
+    let (value_text, offset, capacity) = match type_text.split_once('[') {
+        None => (type_text, 0, 0),
+        Some((value, bracket)) => {
+            let inside = bracket
+                .strip_suffix(']')
+                .ok_or_else(|| format!("array type `{type_text}` without closing `]`"))?;
+            if inside.is_empty() {
+                (value, UNBOUNDED_SEQUENCE_OFFSET, 0)
+            } else if let Some(bound) = inside.strip_prefix("<=") {
+                let bound = bound.parse().map_err(|_| format!("bad bound `{bound}`"))?;
+                (value, BOUNDED_SEQUENCE_OFFSET, bound)
+            } else {
+                let size = inside.parse().map_err(|_| format!("bad size `{inside}`"))?;
+                (value, ARRAY_OFFSET, size)
+            }
+        }
+    };
+    let (value_id, string_capacity, nested_type_name) =
+        if let Some(bound) = value_text.strip_prefix("string<=") {
+            let bound = bound
+                .parse()
+                .map_err(|_| format!("bad string bound `{bound}`"))?;
+            (FIELD_TYPE_BOUNDED_STRING, bound, String::new())
+        } else if let Some(id) = primitive_type_id(value_text) {
+            (id, 0, String::new())
+        } else if let Some((package, message)) = value_text.split_once('/') {
+            (
+                FIELD_TYPE_NESTED_TYPE,
+                0,
+                format!("{package}/msg/{message}"),
+            )
+        } else {
+            return Err(format!(
+                "unknown type `{value_text}` (nested types are `pkg/Name`)"
+            ));
+        };
+    Ok(Field {
+        name: name.to_string(),
+        field_type: FieldType {
+            type_id: value_id + offset,
+            capacity,
+            string_capacity,
+            nested_type_name,
+        },
+    })
+}
+
+/// The full description of a registered type: the type and, sorted by name, every type it
+/// references directly or through other types.
+pub fn type_description(type_name: &str) -> Result<TypeDescription, MsgError> {
+    let unknown = || MsgError::UnknownType(type_name.to_string());
+    if !crate::is_known_type(type_name) {
+        return Err(unknown());
+    }
+    let main = individual_description(type_name).map_err(|_| unknown())?;
+    let mut referenced = BTreeSet::new();
+    let mut queue: Vec<String> = nested_names(&main).collect();
+    while let Some(name) = queue.pop() {
+        if referenced.insert(name.clone()) {
+            let description = individual_description(&name).map_err(|_| unknown())?;
+            queue.extend(nested_names(&description));
+        }
+    }
+    let referenced_type_descriptions = referenced
+        .iter()
+        .map(|name| individual_description(name).map_err(|_| unknown()))
+        .collect::<Result<_, _>>()?;
+    Ok(TypeDescription {
+        type_description: main,
+        referenced_type_descriptions,
+    })
+}
+
+fn nested_names(description: &IndividualTypeDescription) -> impl Iterator<Item = String> + '_ {
+    description
+        .fields
+        .iter()
+        .map(|field| field.field_type.nested_type_name.clone())
+        .filter(|name| !name.is_empty())
+}
+
+impl TypeDescription {
+    /// The text rosidl hashes: Python's `json.dumps(..., separators=(', ', ': '))` of the
+    /// description without default values, keys in message field order.
+    pub fn hashable_json(&self) -> String {
+        let mut out = String::from("{\"type_description\": ");
+        write_individual(&mut out, &self.type_description);
+        out.push_str(", \"referenced_type_descriptions\": [");
+        for (index, description) in self.referenced_type_descriptions.iter().enumerate() {
+            if index > 0 {
+                out.push_str(", ");
+            }
+            write_individual(&mut out, description);
+        }
+        out.push_str("]}");
+        out
+    }
+
+    /// `RIHS01_` and the SHA-256 of [`Self::hashable_json`] in lowercase hex.
+    pub fn hash(&self) -> String {
+        let digest = Sha256::digest(self.hashable_json().as_bytes());
+        let mut out = String::from("RIHS01_");
+        for byte in digest {
+            let _ = write!(out, "{byte:02x}");
+        }
+        out
+    }
+}
+
+fn write_individual(out: &mut String, description: &IndividualTypeDescription) {
+    out.push_str("{\"type_name\": ");
+    write_json_string(out, &description.type_name);
+    out.push_str(", \"fields\": [");
+    for (index, field) in description.fields.iter().enumerate() {
+        if index > 0 {
+            out.push_str(", ");
+        }
+        let FieldType {
+            type_id,
+            capacity,
+            string_capacity,
+            nested_type_name,
+        } = &field.field_type;
+        out.push_str("{\"name\": ");
+        write_json_string(out, &field.name);
+        let _ = write!(
+            out,
+            ", \"type\": {{\"type_id\": {type_id}, \"capacity\": {capacity}, \
+             \"string_capacity\": {string_capacity}, \"nested_type_name\": "
+        );
+        write_json_string(out, nested_type_name);
+        out.push_str("}}");
+    }
+    out.push_str("]}");
+}
+
+/// A JSON string as Python's `json.dumps(ensure_ascii=True)` writes it.
+fn write_json_string(out: &mut String, text: &str) {
+    out.push('"');
+    for character in text.chars() {
+        match character {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            ' '..='~' => out.push(character),
+            _ => {
+                let mut units = [0u16; 2];
+                for unit in character.encode_utf16(&mut units) {
+                    let _ = write!(out, "\\u{unit:04x}");
+                }
+            }
+        }
+    }
+    out.push('"');
+}
+
+/// The REP 2011 type hash of a registered type, `RIHS01_<64 hex>`.
+pub fn type_hash(type_name: &str) -> Result<String, MsgError> {
+    Ok(type_description(type_name)?.hash())
+}
+
+/// The DDS USER_DATA a Jazzy endpoint of this type announces: `typehash=RIHS01_<64 hex>;`.
+pub fn user_data(type_name: &str) -> Result<Vec<u8>, MsgError> {
+    Ok(format!("typehash={};", type_hash(type_name)?).into_bytes())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // Copied from the ROS 2 Jazzy rig (`/opt/ros/jazzy/share/<pkg>/msg/<Type>.json`,
+    // `type_hashes[0].hash_string`), so the algorithm is checked where the rig is absent too.
+    const JAZZY_STRING: &str =
+        "RIHS01_df668c740482bbd48fb39d76a70dfd4bd59db1288021743503259e948f6b1a18";
+    const JAZZY_EMPTY: &str =
+        "RIHS01_20b625256f32d5dbc0d04fee44f43c41e51c70d3502f84b4a08e7a9c26a96312";
+    const JAZZY_IMU: &str =
+        "RIHS01_7d9a00ff131080897a5ec7e26e315954b8eae3353c3f995c55faf71574000b5b";
+    const JAZZY_TWIST: &str =
+        "RIHS01_9c45bf16fe0983d80e3cfe750d6835843d265a9a6c46bd2e609fcddde6fb8d2a";
+
+    #[test]
+    fn hashes_equal_the_ones_jazzy_ships() {
+        assert_eq!(type_hash("std_msgs/msg/String").unwrap(), JAZZY_STRING);
+        assert_eq!(type_hash("std_msgs/msg/Empty").unwrap(), JAZZY_EMPTY);
+        assert_eq!(type_hash("sensor_msgs/msg/Imu").unwrap(), JAZZY_IMU);
+        assert_eq!(type_hash("geometry_msgs/msg/Twist").unwrap(), JAZZY_TWIST);
+    }
+
+    #[test]
+    fn every_registered_type_and_every_type_it_references_has_a_description() {
+        for type_name in crate::KNOWN_TYPES {
+            let description =
+                type_description(type_name).unwrap_or_else(|e| panic!("{type_name}: {e}"));
+            assert_eq!(description.type_description.type_name, *type_name);
+            assert!(type_hash(type_name).unwrap().len() == "RIHS01_".len() + 64);
+        }
+    }
+
+    #[test]
+    fn every_definition_parses() {
+        for (type_name, _) in DEFINITIONS {
+            individual_description(type_name).unwrap_or_else(|e| panic!("{e}"));
+        }
+    }
+
+    #[test]
+    fn referenced_types_are_transitive_sorted_and_unique() {
+        let odometry = type_description("nav_msgs/msg/Odometry").unwrap();
+        let names: Vec<_> = odometry
+            .referenced_type_descriptions
+            .iter()
+            .map(|d| d.type_name.as_str())
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "builtin_interfaces/msg/Time",
+                "geometry_msgs/msg/Point",
+                "geometry_msgs/msg/Pose",
+                "geometry_msgs/msg/PoseWithCovariance",
+                "geometry_msgs/msg/Quaternion",
+                "geometry_msgs/msg/Twist",
+                "geometry_msgs/msg/TwistWithCovariance",
+                "geometry_msgs/msg/Vector3",
+                "std_msgs/msg/Header",
+            ]
+        );
+    }
+
+    #[test]
+    fn field_lines_map_to_rosidl_field_types() {
+        let parsed = |line| parse_field(line).unwrap().field_type;
+        assert_eq!(parsed("float64[9] k").type_id, 11 + ARRAY_OFFSET);
+        assert_eq!(parsed("float64[9] k").capacity, 9);
+        assert_eq!(
+            parsed("string[] names").type_id,
+            17 + UNBOUNDED_SEQUENCE_OFFSET
+        );
+        let bounded = parsed("string<=8[<=3] s");
+        assert_eq!(
+            (bounded.type_id, bounded.capacity, bounded.string_capacity),
+            (117, 3, 8)
+        );
+        assert_eq!(
+            parsed("sensor_msgs/PointField[] f").nested_type_name,
+            "sensor_msgs/msg/PointField"
+        );
+        assert_eq!(parsed("char c").type_id, FIELD_TYPE_UINT8);
+        assert!(parse_field("float128 x").unwrap_err().contains("float128"));
+        assert!(parse_field("float64").is_err());
+    }
+
+    #[test]
+    fn unknown_types_are_refused_naming_them() {
+        let error = type_hash("foo_msgs/msg/Bar").unwrap_err();
+        assert!(error.to_string().contains("foo_msgs/msg/Bar"), "{error}");
+    }
+
+    #[test]
+    fn user_data_is_what_jazzy_endpoints_announce() {
+        assert_eq!(
+            user_data("std_msgs/msg/String").unwrap(),
+            format!("typehash={JAZZY_STRING};").into_bytes()
+        );
+    }
+}

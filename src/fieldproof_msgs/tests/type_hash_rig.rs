@@ -1,0 +1,118 @@
+//! The type hashes and descriptions of every registered type against the ones ROS 2 Jazzy's
+//! rosidl generated (`/opt/ros/jazzy/share/<pkg>/msg/<Type>.json`, installed by
+//! `scripts/setup` from `../shared/ros2-jazzy`). Skipped, saying so, where the rig is absent.
+
+use std::path::{Path, PathBuf};
+
+use fieldproof_msgs::type_hash::{type_description, type_hash, IndividualTypeDescription};
+use fieldproof_msgs::KNOWN_TYPES;
+
+const RIG_SHARE: &str = "/opt/ros/jazzy/share";
+
+fn rig_json(type_name: &str) -> PathBuf {
+    let (package, rest) = type_name.split_once('/').expect("pkg/msg/Name");
+    Path::new(RIG_SHARE)
+        .join(package)
+        .join(format!("{rest}.json"))
+}
+
+/// `(name, type_id, capacity, string_capacity, nested_type_name)` of each field.
+type FieldRow = (String, u64, u64, u64, String);
+
+fn rows_of_ours(description: &IndividualTypeDescription) -> Vec<FieldRow> {
+    description
+        .fields
+        .iter()
+        .map(|f| {
+            let t = &f.field_type;
+            (
+                f.name.clone(),
+                u64::from(t.type_id),
+                t.capacity,
+                t.string_capacity,
+                t.nested_type_name.clone(),
+            )
+        })
+        .collect()
+}
+
+fn rows_of_rig(description: &serde_json::Value) -> Vec<FieldRow> {
+    description["fields"]
+        .as_array()
+        .expect("fields")
+        .iter()
+        .map(|f| {
+            let t = &f["type"];
+            (
+                f["name"].as_str().unwrap().to_string(),
+                t["type_id"].as_u64().unwrap(),
+                t["capacity"].as_u64().unwrap(),
+                t["string_capacity"].as_u64().unwrap(),
+                t["nested_type_name"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn every_registered_type_hashes_as_jazzy_does() {
+    if !Path::new(RIG_SHARE).is_dir() {
+        eprintln!("skipped: no ROS 2 Jazzy rig at {RIG_SHARE} (scripts/setup installs it from ../shared/ros2-jazzy)");
+        return;
+    }
+    let mut matched = Vec::new();
+    let mut not_in_rig = Vec::new();
+    for type_name in KNOWN_TYPES {
+        let path = rig_json(type_name);
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            not_in_rig.push(*type_name);
+            continue;
+        };
+        let rig: serde_json::Value =
+            serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let ours = type_description(type_name).unwrap();
+        let rig_description = &rig["type_description_msg"];
+        assert_eq!(
+            rows_of_ours(&ours.type_description),
+            rows_of_rig(&rig_description["type_description"]),
+            "{type_name}: fields differ from {}",
+            path.display()
+        );
+        let rig_referenced = rig_description["referenced_type_descriptions"]
+            .as_array()
+            .unwrap();
+        assert_eq!(
+            ours.referenced_type_descriptions.len(),
+            rig_referenced.len(),
+            "{type_name}: referenced types differ"
+        );
+        for (ours, rig) in ours.referenced_type_descriptions.iter().zip(rig_referenced) {
+            assert_eq!(ours.type_name, rig["type_name"].as_str().unwrap());
+            assert_eq!(
+                rows_of_ours(ours),
+                rows_of_rig(rig),
+                "{type_name}: {}",
+                ours.type_name
+            );
+        }
+        let rig_hash = rig["type_hashes"][0]["hash_string"].as_str().unwrap();
+        assert_eq!(rig["type_hashes"][0]["type_name"], *type_name);
+        assert_eq!(type_hash(type_name).unwrap(), rig_hash, "{type_name}");
+        matched.push(*type_name);
+    }
+    eprintln!(
+        "{} of {} registered types hash as Jazzy's rosidl does; not in the rig: {not_in_rig:?}",
+        matched.len(),
+        KNOWN_TYPES.len()
+    );
+    assert!(
+        !matched.is_empty(),
+        "no registered type found under {RIG_SHARE}"
+    );
+    // The rig leaves out tf2 (its README); every other registered type must be there.
+    assert_eq!(
+        not_in_rig,
+        ["tf2_msgs/msg/TFMessage"],
+        "registered types missing from the rig"
+    );
+}
