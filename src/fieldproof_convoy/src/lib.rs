@@ -4,3 +4,4 @@
 
 pub mod airtime;
 pub mod packet;
+pub mod watchdog;
