@@ -309,6 +309,16 @@ pub enum Reliability {
     BestEffort,
 }
 
+impl Reliability {
+    /// The name ROS 2 parameters and this file use (`reliable`, `best_effort`).
+    pub fn name(&self) -> &'static str {
+        match self {
+            Reliability::Reliable => "reliable",
+            Reliability::BestEffort => "best_effort",
+        }
+    }
+}
+
 /// QoS durability.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -318,6 +328,16 @@ pub enum Durability {
     Volatile,
     /// The writer's history is replayed to late joiners.
     TransientLocal,
+}
+
+impl Durability {
+    /// The name ROS 2 parameters and this file use (`volatile`, `transient_local`).
+    pub fn name(&self) -> &'static str {
+        match self {
+            Durability::Volatile => "volatile",
+            Durability::TransientLocal => "transient_local",
+        }
+    }
 }
 
 /// Noise figures (standard deviations); which apply depends on the sensor type.
@@ -679,10 +699,17 @@ pub struct Heartbeat {
 }
 
 fn heartbeat_qos() -> Qos {
-    Qos {
-        reliability: Reliability::BestEffort,
-        durability: Durability::Volatile,
-        depth: 1,
+    Heartbeat::default_qos()
+}
+
+impl Heartbeat {
+    /// The heartbeat's QoS when the manifest names none: best effort, volatile, depth 1.
+    pub fn default_qos() -> Qos {
+        Qos {
+            reliability: Reliability::BestEffort,
+            durability: Durability::Volatile,
+            depth: 1,
+        }
     }
 }
 
@@ -701,6 +728,19 @@ pub enum LossAction {
     ReturnHome,
     /// Carry on.
     Continue,
+}
+
+impl LossAction {
+    /// The name this file and link_monitor's `loss_action` parameter use.
+    pub fn name(&self) -> &'static str {
+        match self {
+            LossAction::Stop => "stop",
+            LossAction::Hold => "hold",
+            LossAction::Land => "land",
+            LossAction::ReturnHome => "return_home",
+            LossAction::Continue => "continue",
+        }
+    }
 }
 
 /// Where an interface sits in the manifest.
@@ -970,6 +1010,19 @@ impl Manifest {
         if let Some(link) = self.runtime.as_ref().and_then(|r| r.link.as_ref()) {
             let p = root.key("runtime").key("link");
             positive(&mut is, &p.key("timeout_s"), link.timeout_s);
+            let can = match self.kind {
+                VehicleKind::Multirotor => true,
+                _ => !matches!(link.loss_action, LossAction::Land),
+            };
+            if !can {
+                is.push(
+                    &p.key("loss_action"),
+                    format!(
+                        "\"land\" is for a multirotor; a {} stops or holds (stop, hold, continue)",
+                        kind_name(self.kind)
+                    ),
+                );
+            }
             if let Some(h) = &link.heartbeat {
                 topic_name(&mut is, &p.key("heartbeat").key("topic"), &h.topic);
                 rate(&mut is, &p.key("heartbeat").key("rate_hz"), h.rate_hz);
@@ -1961,6 +2014,11 @@ sensors:
         let text = format!("{MINIMAL}runtime:\n  link:\n    loss_action: panic\n");
         assert!(reason(&text)
             .starts_with("runtime.link.loss_action: \"panic\" is not one of stop, hold"));
+        let text = format!("{MINIMAL}runtime:\n  link:\n    loss_action: land\n");
+        assert_eq!(
+            reason(&text),
+            "runtime.link.loss_action: \"land\" is for a multirotor; a ugv stops or holds (stop, hold, continue)"
+        );
     }
 
     #[test]

@@ -227,7 +227,7 @@ pub fn plan(
             // Every setting of the failsafe is passed as a declared parameter, so what
             // `ros2 param get` reports is what runs.
             let (hb, hb_qos) = match &link.heartbeat {
-                Some(h) => (h.topic.clone(), h.qos.clone()),
+                Some(h) => (h.topic.clone(), h.qos),
                 None => ("gcs/heartbeat".into(), Heartbeat::default_qos()),
             };
             out.push(ProcSpec {

@@ -76,6 +76,7 @@ fn main() -> std::process::ExitCode {
                 )
                 .param(
                     Param::string("heartbeat_topic", "gcs/heartbeat")
+                        .topic()
                         .description("relative to each vehicle's namespace")
                         .read_only(),
                 )

@@ -72,6 +72,7 @@ fn main() -> std::process::ExitCode {
                 )
                 .param(
                     Param::string("heartbeat_topic", "gcs/heartbeat")
+                        .topic()
                         .description("std_msgs/msg/Header from the ground station")
                         .read_only(),
                 )
@@ -112,16 +113,19 @@ fn main() -> std::process::ExitCode {
                 )
                 .param(
                     Param::string("input", "cmd_vel_safe")
+                        .topic()
                         .description("upstream velocity commands")
                         .read_only(),
                 )
                 .param(
                     Param::string("output", "cmd_vel")
+                        .topic()
                         .description("velocity commands to the base")
                         .read_only(),
                 )
                 .param(
                     Param::string("state_topic", "link_state")
+                        .topic()
                         .description("std_msgs/msg/Bool, transient local")
                         .read_only(),
                 )

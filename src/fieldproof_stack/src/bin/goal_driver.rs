@@ -45,6 +45,7 @@ fn main() -> std::process::ExitCode {
                 )
                 .param(
                     Param::string("output", "cmd_vel_nav")
+                        .topic()
                         .description("velocity command topic")
                         .read_only(),
                 )
