@@ -3,5 +3,6 @@
 //! per-cycle CSV log and its recovery analysis.
 
 pub mod airtime;
+pub mod follow;
 pub mod packet;
 pub mod watchdog;
