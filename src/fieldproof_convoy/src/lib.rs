@@ -3,6 +3,7 @@
 //! per-cycle CSV log and its recovery analysis.
 
 pub mod airtime;
+pub mod analysis;
 pub mod csv_log;
 pub mod follow;
 pub mod packet;
