@@ -285,8 +285,12 @@ impl FollowController {
 
     /// One cycle: the command for `input`. Always finite.
     pub fn step(&mut self, input: &FollowInput) -> FollowCommand {
-        let command = self.command(input);
-        debug_assert!(command.linear_mps.is_finite() && command.angular_rps.is_finite());
+        let mut command = self.command(input);
+        if !(command.linear_mps.is_finite() && command.angular_rps.is_finite()) {
+            // Not reachable by construction (the property test drives every input class); the
+            // last line of defence still holds: never hand a non-finite command on.
+            command = FollowCommand::default();
+        }
         self.previous = command;
         command
     }

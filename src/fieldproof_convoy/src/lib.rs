@@ -2,6 +2,8 @@
 //! broadcasts, the LoRa time-on-air of a packet, the follower's watchdog and controller, the
 //! per-cycle CSV log and its recovery analysis.
 
+#![warn(missing_docs)]
+
 pub mod airtime;
 pub mod analysis;
 pub mod csv_log;
