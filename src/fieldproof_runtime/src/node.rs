@@ -579,6 +579,19 @@ impl Node {
             .ros_node()
             .create_topic(&name, MessageTypeName::new(&pkg, &ty), &qos.to_profile())
             .map_err(|e| create_err(what, &resolved, e))?;
+        // The same DDS topic (name and type as ros2-client spells them) with the type hash
+        // in its USER_DATA: every endpoint on it announces the hash, as Jazzy's do.
+        let t = self
+            .inner
+            .context
+            .domain_participant()
+            .create_topic(
+                rustdds::TopicDescription::name(&t),
+                rustdds::TopicDescription::get_type(&t).name().to_string(),
+                &crate::pubsub::with_type_hash::<M>(rustdds::qos::HasQoSPolicy::qos(&t)),
+                rustdds::TopicKind::NoKey,
+            )
+            .map_err(|e| create_err(what, &resolved, e))?;
         Ok((resolved, t))
     }
 

@@ -19,6 +19,19 @@ use crate::node::NodeError;
 /// The shortest interval between two log lines about malformed samples on one topic.
 pub const MALFORMED_LOG_PERIOD: Duration = Duration::from_secs(5);
 
+/// `topic_qos` with the USER_DATA a ROS 2 Jazzy endpoint of `M` announces
+/// (`typehash=RIHS01_<hex>;`, REP 2011), so rmw_cyclonedds_cpp peers read our type hash.
+/// Endpoints take it from their topic's QoS. A type outside the registry keeps `topic_qos`
+/// as it is (announces no hash).
+pub(crate) fn with_type_hash<M: RosMessage>(
+    topic_qos: rustdds::QosPolicies,
+) -> rustdds::QosPolicies {
+    match fieldproof_msgs::type_hash::user_data(M::TYPE_NAME) {
+        Ok(user_data) => topic_qos.with_user_data(user_data),
+        Err(_) => topic_qos,
+    }
+}
+
 /// A typed publisher.
 pub struct Publisher<M: RosMessage> {
     inner: ros2_client::Publisher<M>,
@@ -220,5 +233,30 @@ mod tests {
             m.record("/t", "short");
         }
         assert_eq!(m.count(), 1000);
+    }
+
+    #[test]
+    fn endpoints_of_registered_types_announce_their_jazzy_type_hash() {
+        let topic_qos = rustdds::QosPolicies::from(crate::qos::default().to_profile());
+        let announced = with_type_hash::<crate::msgs::sensor_msgs::Imu>(topic_qos.clone());
+        // sensor_msgs/msg/Imu's hash as the ROS 2 Jazzy rig ships it (share/sensor_msgs/msg/Imu.json).
+        assert_eq!(
+            announced.user_data(),
+            Some(&b"typehash=RIHS01_7d9a00ff131080897a5ec7e26e315954b8eae3353c3f995c55faf71574000b5b;"[..])
+        );
+        assert_eq!(topic_qos.user_data(), None);
+    }
+
+    #[derive(Clone, serde::Serialize, serde::Deserialize)]
+    struct Unregistered;
+    impl RosMessage for Unregistered {
+        const TYPE_NAME: &'static str = "foo_msgs/msg/Unregistered";
+    }
+
+    #[test]
+    fn endpoints_of_other_types_announce_nothing() {
+        let topic_qos = rustdds::QosPolicies::from(crate::qos::default().to_profile());
+        let announced = with_type_hash::<Unregistered>(topic_qos);
+        assert_eq!(announced.user_data(), None);
     }
 }

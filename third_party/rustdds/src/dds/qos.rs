@@ -210,6 +210,8 @@ impl QosPolicyBuilder {
       // (drop glue) which is incompatible with `const fn`, and the built-in QoS
       // policies never need it. Set it via `QosPolicies::with_data_representation`.
       data_representation: None,
+      // USER_DATA holds a `Vec` too: set it via `QosPolicies::with_user_data`.
+      user_data: None,
       #[cfg(feature = "security")]
       property: None,
     }
@@ -235,6 +237,8 @@ pub struct QosPolicies {
   pub(crate) resource_limits: Option<policy::ResourceLimits>,
   pub(crate) lifespan: Option<policy::Lifespan>,
   pub(crate) data_representation: Option<policy::DataRepresentation>,
+  /// USER_DATA (DDS 2.2.3.1): opaque octets announced in the endpoint's discovery data.
+  pub(crate) user_data: Option<Vec<u8>>,
   #[cfg(feature = "security")]
   pub(crate) property: Option<policy::Property>,
 }
@@ -333,6 +337,22 @@ impl QosPolicies {
     self
   }
 
+  /// The USER_DATA QoS policy (DDS 2.2.3.1) value, if set.
+  pub fn user_data(&self) -> Option<&[u8]> {
+    self.user_data.as_deref()
+  }
+
+  /// Set the USER_DATA QoS policy (DDS 2.2.3.1): octets a DataWriter or
+  /// DataReader announces to remote participants in its SEDP publication or
+  /// subscription data (PID_USER_DATA). ROS 2 Jazzy endpoints carry their type
+  /// hash here (`typehash=RIHS01_<hex>;`). Not part of [`QosPolicyBuilder`]: it
+  /// holds a `Vec`. It takes no part in QoS compatibility.
+  #[must_use]
+  pub fn with_user_data(mut self, user_data: Vec<u8>) -> Self {
+    self.user_data = Some(user_data);
+    self
+  }
+
   #[cfg(feature = "security")]
   pub fn property(&self) -> Option<policy::Property> {
     self.property.clone()
@@ -362,6 +382,7 @@ impl QosPolicies {
         .data_representation
         .clone()
         .or(self.data_representation.clone()),
+      user_data: other.user_data.clone().or(self.user_data.clone()),
       #[cfg(feature = "security")]
       property: other.property.clone().or(self.property.clone()),
     }
@@ -566,6 +587,7 @@ impl QosPolicies {
       resource_limits,
       lifespan,
       data_representation,
+      user_data,
       #[cfg(feature = "security")]
         property: _, // TODO: properties to parameter list?
     } = self;
@@ -652,6 +674,18 @@ impl QosPolicies {
       data_representation,
       policy::DataRepresentation
     );
+    // USER_DATA: a sequence<octet> (u32 length, the octets); a parameter's length
+    // is a u16, so a value that cannot fit is left out, not truncated.
+    if let Some(user_data) = user_data.as_ref().filter(|u| !u.is_empty()) {
+      if user_data.len() + 4 + 3 <= usize::from(u16::MAX) {
+        emit!(PID_USER_DATA, user_data, Vec<u8>);
+      } else {
+        warn!(
+          "QosPolicies: USER_DATA of {} octets does not fit a parameter; not sent",
+          user_data.len()
+        );
+      }
+    }
 
     Ok(pl)
   }
@@ -718,6 +752,11 @@ impl QosPolicies {
     let lifespan: Option<policy::Lifespan> = get_option!(PID_LIFESPAN);
     let data_representation: Option<policy::DataRepresentation> =
       get_option!(PID_DATA_REPRESENTATION);
+    // USER_DATA is opaque to us: a malformed one is dropped, not the whole endpoint.
+    let user_data: Option<Vec<u8>> = pl_map
+      .get(&ParameterId::PID_USER_DATA)
+      .and_then(|v| v.first())
+      .and_then(|p| Vec::<u8>::read_from_buffer_with_ctx(ctx, &p.value).ok());
 
     #[cfg(feature = "security")]
     let property: Option<policy::Property> = None; // TODO: Should also properties be read?
@@ -738,6 +777,7 @@ impl QosPolicies {
       resource_limits,
       lifespan,
       data_representation,
+      user_data,
       #[cfg(feature = "security")]
       property,
     })

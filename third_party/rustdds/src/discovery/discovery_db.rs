@@ -670,7 +670,7 @@ impl DiscoveryDB {
       reader_proxy: ReaderProxy::from(reader_proxy),
       subscription_topic_data: subscription_data,
       content_filter,
-      user_data: Vec::new(),
+      user_data: reader.qos_policy.user_data().map(<[u8]>::to_vec).unwrap_or_default(),
     }
   }
 

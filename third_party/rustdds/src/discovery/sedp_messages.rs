@@ -287,6 +287,7 @@ impl SubscriptionBuiltinTopicData {
       resource_limits: None, // nor Resource Limits, see Figure 8.30 in RTPS spec 2.5
       lifespan: self.lifespan,
       data_representation: self.data_representation.clone(),
+      user_data: None, // kept beside the topic data, in Discovered{Reader,Writer}Data
 
       #[cfg(feature = "security")]
       property: None, // TODO: no property QoS?
@@ -418,11 +419,8 @@ impl PlCdrDeserialize for DiscoveredReaderData {
 
     let qos = QosPolicies::from_parameter_list(ctx, &pl_map)?;
 
-    let user_data = pl_map
-      .get(&ParameterId::PID_USER_DATA)
-      .and_then(|v| v.first())
-      .map(|p| p.value.clone())
-      .unwrap_or_default();
+    // The octets of USER_DATA (its sequence<octet> decoded), empty if absent.
+    let user_data = qos.user_data().map(<[u8]>::to_vec).unwrap_or_default();
 
     Ok(DiscoveredReaderData {
       reader_proxy: ReaderProxy::new(
@@ -498,11 +496,11 @@ impl ParameterListable for DiscoveredReaderData {
           security_info,
         },
       content_filter,
-      user_data: _,
+      user_data,
     } = self;
 
     let mut pl = ParameterList::new();
-    let qos = sbtd.qos();
+    let qos = sbtd.qos().with_user_data(user_data.clone());
 
     let ctx = pl_cdr_rep_id_to_speedy(encoding)?;
 
@@ -736,6 +734,7 @@ impl PublicationBuiltinTopicData {
       resource_limits: None, // nor Resource Limits, see Figure 8.30 in RTPS spec 2.5
       lifespan: self.lifespan,
       data_representation: self.data_representation.clone(),
+      user_data: None, // kept beside the topic data, in Discovered{Reader,Writer}Data
       #[cfg(feature = "security")]
       property: None, // TODO: no property Qos?
     }
@@ -810,7 +809,7 @@ impl DiscoveredWriterData {
       last_updated: Instant::now(),
       writer_proxy,
       publication_topic_data,
-      user_data: Vec::new(),
+      user_data: writer.qos().user_data().map(<[u8]>::to_vec).unwrap_or_default(),
     }
   }
 }
@@ -877,11 +876,8 @@ impl PlCdrDeserialize for DiscoveredWriterData {
 
     let qos = QosPolicies::from_parameter_list(ctx, &pl_map)?;
 
-    let user_data = pl_map
-      .get(&ParameterId::PID_USER_DATA)
-      .and_then(|v| v.first())
-      .map(|p| p.value.clone())
-      .unwrap_or_default();
+    // The octets of USER_DATA (its sequence<octet> decoded), empty if absent.
+    let user_data = qos.user_data().map(<[u8]>::to_vec).unwrap_or_default();
 
     Ok(DiscoveredWriterData {
       last_updated: Instant::now(),
@@ -956,11 +952,11 @@ impl ParameterListable for DiscoveredWriterData {
           #[cfg(feature = "security")]
           security_info,
         },
-      user_data: _,
+      user_data,
     } = self;
 
     let mut pl = ParameterList::new();
-    let qos = pbtd.qos();
+    let qos = pbtd.qos().with_user_data(user_data.clone());
 
     let ctx = pl_cdr_rep_id_to_speedy(encoding)?;
 
@@ -1097,6 +1093,7 @@ impl HasQoSPolicy for TopicBuiltinTopicData {
       resource_limits: self.resource_limits,
       lifespan: self.lifespan,
       data_representation: None, // Topic-level DATA_REPRESENTATION not tracked
+      user_data: None,
       #[cfg(feature = "security")]
       property: None, // TODO: no property Qos?
     }
@@ -1464,6 +1461,109 @@ mod tests {
     let sdata2 =
       PlCdrSerializerAdapter::<DiscoveredWriterData, LittleEndian>::to_bytes(&dwd2).unwrap();
     assert_eq!(sdata, sdata2);
+  }
+
+  /// The PID_USER_DATA parameter in a PL_CDR_LE parameter list: id 0x002c, the
+  /// parameter length, then the sequence<octet> (u32 length, octets, padding).
+  fn user_data_parameter(user_data: &[u8]) -> Vec<u8> {
+    let padded = (4 + user_data.len()).div_ceil(4) * 4;
+    let mut bytes = vec![0x2c, 0x00];
+    bytes.extend_from_slice(&(padded as u16).to_le_bytes());
+    bytes.extend_from_slice(&(user_data.len() as u32).to_le_bytes());
+    bytes.extend_from_slice(user_data);
+    bytes.resize(4 + padded, 0);
+    bytes
+  }
+
+  fn contains(haystack: &[u8], needle: &[u8]) -> bool {
+    haystack.windows(needle.len()).any(|w| w == needle)
+  }
+
+  // What a ROS 2 Jazzy endpoint announces (rmw_dds_common): its type hash.
+  const JAZZY_USER_DATA: &[u8] =
+    b"typehash=RIHS01_7d9a00ff131080897a5ec7e26e315954b8eae3353c3f995c55faf71574000b5b;";
+
+  #[test]
+  fn user_data_is_announced_and_read_back_for_writers_and_readers() {
+    let mut writer_proxy = writer_proxy_data().unwrap();
+    let publication_topic_data = publication_builtin_topic_data().unwrap();
+    writer_proxy.remote_writer_guid = publication_topic_data.key;
+    let writer_data = DiscoveredWriterData {
+      last_updated: Instant::now(),
+      writer_proxy,
+      publication_topic_data,
+      user_data: JAZZY_USER_DATA.to_vec(),
+    };
+    let bytes = writer_data
+      .to_pl_cdr_bytes(RepresentationIdentifier::PL_CDR_LE)
+      .unwrap();
+    assert!(contains(&bytes, &user_data_parameter(JAZZY_USER_DATA)));
+    let read_back: DiscoveredWriterData =
+      PlCdrDeserializerAdapter::from_bytes(&bytes, RepresentationIdentifier::PL_CDR_LE).unwrap();
+    assert_eq!(read_back.user_data, JAZZY_USER_DATA);
+
+    let mut reader_proxy = reader_proxy_data().unwrap();
+    let subscription_topic_data = subscription_builtin_topic_data().unwrap();
+    reader_proxy.remote_reader_guid = subscription_topic_data.key;
+    let reader_data = DiscoveredReaderData {
+      reader_proxy,
+      subscription_topic_data,
+      content_filter: None,
+      user_data: JAZZY_USER_DATA.to_vec(),
+    };
+    let bytes = reader_data
+      .to_pl_cdr_bytes(RepresentationIdentifier::PL_CDR_LE)
+      .unwrap();
+    assert!(contains(&bytes, &user_data_parameter(JAZZY_USER_DATA)));
+    let read_back: DiscoveredReaderData =
+      PlCdrDeserializerAdapter::from_bytes(&bytes, RepresentationIdentifier::PL_CDR_LE).unwrap();
+    assert_eq!(read_back, reader_data);
+  }
+
+  #[test]
+  fn no_user_data_parameter_without_user_data() {
+    let mut writer_proxy = writer_proxy_data().unwrap();
+    let publication_topic_data = publication_builtin_topic_data().unwrap();
+    writer_proxy.remote_writer_guid = publication_topic_data.key;
+    let writer_data = DiscoveredWriterData {
+      last_updated: Instant::now(),
+      writer_proxy,
+      publication_topic_data,
+      user_data: Vec::new(),
+    };
+    let parameters = writer_data
+      .to_parameter_list(RepresentationIdentifier::PL_CDR_LE)
+      .unwrap();
+    assert!(parameters
+      .parameters
+      .iter()
+      .all(|p| p.parameter_id != ParameterId::PID_USER_DATA));
+  }
+
+  #[test]
+  fn malformed_user_data_is_dropped_not_the_endpoint() {
+    let mut writer_proxy = writer_proxy_data().unwrap();
+    let publication_topic_data = publication_builtin_topic_data().unwrap();
+    writer_proxy.remote_writer_guid = publication_topic_data.key;
+    let writer_data = DiscoveredWriterData {
+      last_updated: Instant::now(),
+      writer_proxy,
+      publication_topic_data,
+      user_data: Vec::new(),
+    };
+    let mut parameters = writer_data
+      .to_parameter_list(RepresentationIdentifier::PL_CDR_LE)
+      .unwrap();
+    // A sequence length of 1000 octets in a 4-byte parameter.
+    parameters.push(Parameter::new(
+      ParameterId::PID_USER_DATA,
+      1000u32.to_le_bytes().to_vec(),
+    ));
+    let bytes = parameters.serialize_to_bytes(speedy::Endianness::LittleEndian).unwrap();
+    let read_back: DiscoveredWriterData =
+      PlCdrDeserializerAdapter::from_bytes(&bytes, RepresentationIdentifier::PL_CDR_LE).unwrap();
+    assert!(read_back.user_data.is_empty());
+    assert_eq!(read_back.writer_proxy, writer_data.writer_proxy);
   }
 
   // Do not test ser/deser. This is never seen on the wire out of
