@@ -12,6 +12,7 @@ pub mod netns;
 pub mod probe;
 pub mod profile;
 pub mod rng;
+pub mod scenario_file;
 pub mod shaper;
 pub mod sys;
 pub mod tc;

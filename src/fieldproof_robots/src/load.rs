@@ -19,34 +19,18 @@ use serde_yaml::{Mapping, Value};
 use crate::error::{from_serde, Error, FieldPath};
 use crate::yaml_guard;
 
-/// Reads one YAML file into a value. At most one byte more than
-/// [`yaml_guard::MAX_BYTES`] is read, so a huge file (or `/dev/zero`) is refused, not read.
+/// Reads one YAML file into a value, through [`yaml_guard::read_file`] (bounded, checked
+/// before parsing).
 pub(crate) fn read_yaml(file: &Path) -> Result<Value, Error> {
-    use std::io::Read;
-    let io = |source| Error::Io {
-        file: file.to_path_buf(),
-        source,
-    };
-    let mut bytes = Vec::new();
-    std::fs::File::open(file)
-        .map_err(io)?
-        .take(yaml_guard::MAX_BYTES as u64 + 1)
-        .read_to_end(&mut bytes)
-        .map_err(io)?;
-    if bytes.len() > yaml_guard::MAX_BYTES {
-        return Err(Error::Syntax {
+    let text = yaml_guard::read_file(file).map_err(|e| match e {
+        yaml_guard::ReadError::Io(source) => Error::Io {
             file: file.to_path_buf(),
-            message: format!(
-                "more than the limit of {} bytes for a YAML file: refused before parsing",
-                yaml_guard::MAX_BYTES
-            ),
-        });
-    }
-    let text = String::from_utf8(bytes).map_err(|e| {
-        io(std::io::Error::new(
-            std::io::ErrorKind::InvalidData,
-            format!("not UTF-8 text ({e})"),
-        ))
+            source,
+        },
+        yaml_guard::ReadError::Refused(refusal) => Error::Syntax {
+            file: file.to_path_buf(),
+            message: refusal.to_string(),
+        },
     })?;
     parse_yaml(file, &text)
 }

@@ -48,6 +48,44 @@ pub enum GuardError {
     },
 }
 
+/// Why a YAML file could not be read for parsing.
+#[derive(Debug, thiserror::Error)]
+pub enum ReadError {
+    /// Opening or reading failed, or the text is not UTF-8.
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
+    /// The text is too large or nested too deep.
+    #[error(transparent)]
+    Refused(#[from] GuardError),
+}
+
+/// Reads a YAML file for parsing: at most one byte more than [`MAX_BYTES`] is read (a larger
+/// file, or `/dev/zero`, is refused without being read whole), the text must be UTF-8 and
+/// pass [`check`]. Every reader of a user's YAML file goes through here.
+pub fn read_file(path: &std::path::Path) -> Result<String, ReadError> {
+    use std::io::Read;
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)?
+        .take(MAX_BYTES as u64 + 1)
+        .read_to_end(&mut bytes)?;
+    if bytes.len() > MAX_BYTES {
+        let size = std::fs::metadata(path).map_or(bytes.len() as u64, |m| m.len());
+        return Err(GuardError::TooLarge {
+            bytes: usize::try_from(size).unwrap_or(usize::MAX),
+            limit: MAX_BYTES,
+        }
+        .into());
+    }
+    let text = String::from_utf8(bytes).map_err(|e| {
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!("not UTF-8 text ({e})"),
+        )
+    })?;
+    check(&text)?;
+    Ok(text)
+}
+
 /// Checks `text` against [`MAX_BYTES`] and [`MAX_DEPTH`].
 pub fn check(text: &str) -> Result<(), GuardError> {
     check_with(text, MAX_DEPTH, MAX_BYTES)

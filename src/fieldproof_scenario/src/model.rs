@@ -946,32 +946,18 @@ pub fn load(file: &Path) -> Result<Scenario, ScenarioError> {
     validate(&file, raw)
 }
 
-/// Reads a scenario file, at most one byte more than [`yaml_guard::MAX_BYTES`] (so a
-/// larger file is refused by the guard without being read whole).
+/// Reads a scenario file through [`yaml_guard::read_file`] (bounded, checked before parsing).
 fn read_bounded(file: &Path) -> Result<String, ScenarioError> {
-    use std::io::Read;
-    let read_error = |source| ScenarioError::Read {
-        file: file.to_path_buf(),
-        source,
-    };
-    let mut bytes = Vec::new();
-    std::fs::File::open(file)
-        .map_err(read_error)?
-        .take(yaml_guard::MAX_BYTES as u64 + 1)
-        .read_to_end(&mut bytes)
-        .map_err(read_error)?;
-    if bytes.len() > yaml_guard::MAX_BYTES {
-        let size = std::fs::metadata(file).map_or(bytes.len() as u64, |m| m.len());
-        return Err(ScenarioError::Refused {
+    yaml_guard::read_file(file).map_err(|e| match e {
+        yaml_guard::ReadError::Io(source) => ScenarioError::Read {
             file: file.to_path_buf(),
-            source: GuardError::TooLarge {
-                bytes: usize::try_from(size).unwrap_or(usize::MAX),
-                limit: yaml_guard::MAX_BYTES,
-            },
-        });
-    }
-    String::from_utf8(bytes)
-        .map_err(|e| read_error(std::io::Error::new(std::io::ErrorKind::InvalidData, e)))
+            source,
+        },
+        yaml_guard::ReadError::Refused(source) => ScenarioError::Refused {
+            file: file.to_path_buf(),
+            source,
+        },
+    })
 }
 
 /// Validates a raw scenario (`file` locates relative paths and names errors).

@@ -6,7 +6,7 @@
 
 use clap::Parser;
 use fieldproof_link::analysis::{analyse, apply_verify, timeline_changes, Change, Window};
-use fieldproof_link::profile::{parse_presets, presets, Network, NetworkSection, Verify};
+use fieldproof_link::profile::{parse_presets, presets, Network, Verify};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -46,14 +46,8 @@ fn run(args: Args) -> Result<ExitCode, String> {
         Some(p) => parse_presets(&read(p)?, &p.display().to_string()).map_err(|e| e.to_string())?,
         None => presets(),
     };
-    let scenario: serde_yaml::Value = serde_yaml::from_str(&read(&args.timeline)?)
-        .map_err(|e| format!("{}: {e}", args.timeline.display()))?;
-    let section = scenario
-        .get("network")
-        .ok_or_else(|| format!("{}: network: missing", args.timeline.display()))?;
-    let section: NetworkSection =
-        serde_yaml::from_value(section.clone()).map_err(|e| format!("network: {e}"))?;
-    let net = Network::new(section, &presets, "network").map_err(|e| e.to_string())?;
+    let scenario = fieldproof_link::scenario_file::read(&args.timeline)?;
+    let net = Network::new(scenario.network, &presets, "network").map_err(|e| e.to_string())?;
     let mut windows = Vec::new();
     for (i, line) in read(&args.network_jsonl)?.lines().enumerate() {
         if line.trim().is_empty() {
@@ -72,7 +66,7 @@ fn run(args: Args) -> Result<ExitCode, String> {
                 serde_json::from_str(l).map_err(|e| format!("{}:{}: {e}", p.display(), i + 1))
             })
             .collect::<Result<_, _>>()?,
-        None => match scenario.get("timeline") {
+        None => match &scenario.timeline {
             Some(tl) => timeline_changes(&net, tl).map_err(|e| e.to_string())?,
             None => Vec::new(),
         },

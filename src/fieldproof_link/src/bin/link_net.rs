@@ -110,15 +110,8 @@ fn network(profile: &str, scenario: &Option<PathBuf>) -> Result<Network, String>
     let presets = presets();
     match scenario {
         Some(p) => {
-            let text = std::fs::read_to_string(p).map_err(|e| format!("{}: {e}", p.display()))?;
-            let v: serde_yaml::Value =
-                serde_yaml::from_str(&text).map_err(|e| format!("{}: {e}", p.display()))?;
-            let sec = v
-                .get("network")
-                .ok_or_else(|| format!("{}: network: missing", p.display()))?;
-            let sec: NetworkSection =
-                serde_yaml::from_value(sec.clone()).map_err(|e| format!("network: {e}"))?;
-            Network::new(sec, &presets, "network").map_err(|e| e.to_string())
+            let links = fieldproof_link::scenario_file::read(p)?;
+            Network::new(links.network, &presets, "network").map_err(|e| e.to_string())
         }
         None => {
             let sec = NetworkSection {

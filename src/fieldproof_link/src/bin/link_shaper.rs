@@ -38,16 +38,9 @@ fn network(profile: &str, scenario: &str) -> Result<Network, String> {
         };
         return Network::new(sec, &presets(), "profile").map_err(|e| e.to_string());
     }
-    let text =
-        std::fs::read_to_string(scenario).map_err(|e| format!("scenario: {scenario}: {e}"))?;
-    let v: serde_yaml::Value =
-        serde_yaml::from_str(&text).map_err(|e| format!("scenario: {scenario}: {e}"))?;
-    let sec = v
-        .get("network")
-        .ok_or_else(|| format!("scenario: {scenario}: network: missing"))?;
-    let sec: NetworkSection =
-        serde_yaml::from_value(sec.clone()).map_err(|e| format!("network: {e}"))?;
-    Network::new(sec, &presets(), "network").map_err(|e| e.to_string())
+    let links = fieldproof_link::scenario_file::read(std::path::Path::new(scenario))
+        .map_err(|e| format!("scenario: {e}"))?;
+    Network::new(links.network, &presets(), "network").map_err(|e| e.to_string())
 }
 
 fn main() -> std::process::ExitCode {
