@@ -1405,8 +1405,12 @@ pub fn heartbeat_topic(v: &Vehicle) -> Option<String> {
         .as_ref()?
         .heartbeat
         .as_ref()?;
-    let ns = v.topic_prefix();
-    Some(format!("{ns}/{}", hb.topic.trim_start_matches('/')))
+    // As ROS resolves it: an absolute topic stays as it is, a relative one goes under the
+    // vehicle's namespace (what link_monitor subscribes and the ground station publishes).
+    Some(match hb.topic.strip_prefix('/') {
+        Some(absolute) => format!("/{absolute}"),
+        None => format!("{}/{}", v.topic_prefix(), hb.topic),
+    })
 }
 
 /// The topic the ground station's measurement windows are recorded on.

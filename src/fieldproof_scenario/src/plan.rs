@@ -369,10 +369,7 @@ fn heartbeat_of(v: &Vehicle) -> Option<HeartbeatSpec> {
         .as_ref()?
         .heartbeat
         .as_ref()?;
-    let topic = match h.topic.strip_prefix('/') {
-        Some(absolute) => format!("/{absolute}"),
-        None => format!("{}/{}", v.topic_prefix(), h.topic),
-    };
+    let topic = crate::model::heartbeat_topic(v)?;
     Some(HeartbeatSpec {
         vehicle: v.name.clone(),
         topic,

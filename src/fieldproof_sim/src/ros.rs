@@ -269,6 +269,8 @@ pub async fn run(node: Node, mut sim: Simulation, opts: RunOptions) -> Result<()
     let mut last_refresh = Instant::now();
     let mut last_report = Instant::now();
     let mut report_sim = sim.time_ns();
+    let mut non_finite =
+        fieldproof_runtime::logging::Throttle::new(fieldproof_runtime::MALFORMED_LOG_PERIOD);
     loop {
         if let Some(d) = opts.duration_ns {
             if sim.time_ns() >= d {
@@ -282,7 +284,16 @@ pub async fn run(node: Node, mut sim: Simulation, opts: RunOptions) -> Result<()
         }
         for (v, sub) in &commands {
             while let Some(cmd) = sub.try_recv()? {
-                sim.set_command(*v, cmd);
+                if let Some((field, value)) = sim.set_command(*v, cmd) {
+                    if let Some(since) = non_finite.hit() {
+                        tracing::warn!(
+                            "{}: command {field} = {value} is not finite: the vehicle stops \
+                             instead ({since} since the last report, {} in all)",
+                            sub.topic(),
+                            non_finite.total()
+                        );
+                    }
+                }
             }
         }
         while let Some(req) = steps.try_recv()? {

@@ -350,11 +350,19 @@ impl Simulation {
         &self.commands
     }
 
-    /// Sets a vehicle's velocity command (kept until the next one).
-    pub fn set_command(&mut self, vehicle: usize, cmd: Twist) {
+    /// Sets a vehicle's velocity command (kept until the next one). A command with a NaN or
+    /// infinite component is never executed: the vehicle gets zero instead, and the offending
+    /// field and value are returned for the caller to report.
+    pub fn set_command(&mut self, vehicle: usize, cmd: Twist) -> Option<(&'static str, f64)> {
+        let non_finite = cmd.non_finite_field();
         if let Some(v) = self.vehicles.get_mut(vehicle) {
-            v.command = cmd;
+            v.command = if non_finite.is_some() {
+                Twist::default()
+            } else {
+                cmd
+            };
         }
+        non_finite
     }
 
     /// Changes a vehicle's payload.

@@ -118,6 +118,26 @@ fn last_odom(rec: &Recorder, topic: usize) -> fieldproof_msgs::nav_msgs::Odometr
 }
 
 #[test]
+fn a_non_finite_command_stops_the_vehicle_and_is_named() {
+    let mut sim = sim(&["ns=ugv1,manifest=MANIFEST,spawn=spawn_dock"]);
+    let odom = topic(&sim, "/ugv1/_bridge/odom");
+    let mut sink = no_camera(&sim);
+    assert_eq!(sim.set_command(0, twist(0.5, 0.0)), None);
+    sim.run_steps(1000, &mut sink);
+    let moving = last_odom(&sink.rec, odom).twist.twist.linear.x;
+    assert!(moving > 0.4, "{moving}");
+    for bad in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+        let refused = sim.set_command(0, twist(0.5, bad));
+        assert_eq!(refused.map(|(field, _)| field), Some("angular.z"));
+    }
+    sim.run_steps(2000, &mut sink);
+    let o = last_odom(&sink.rec, odom);
+    assert_eq!(o.twist.twist.linear.x, 0.0, "stopped, not driven by a NaN");
+    let p = o.pose.pose.position;
+    assert!(p.x.is_finite() && p.y.is_finite(), "{p:?}");
+}
+
+#[test]
 fn half_a_metre_along_x_on_odometry() {
     let mut sim = sim(&["ns=ugv1,manifest=MANIFEST,spawn=spawn_dock"]);
     let odom = topic(&sim, "/ugv1/_bridge/odom");
