@@ -1068,18 +1068,22 @@ pub fn validate(file: &Path, raw: RawScenario) -> Result<Scenario, ScenarioError
             }
         };
         let stack = stack(&ctx, &p, v.stack.as_ref(), &rel)?;
-        let has_failsafe = manifest
-            .runtime
-            .as_ref()
-            .and_then(|r| r.link.as_ref())
-            .is_some();
+        let link = manifest.runtime.as_ref().and_then(|r| r.link.as_ref());
+        // A failsafe needs a heartbeat to hear: without one in the manifest the ground
+        // station sends it none, and link_monitor would never arm (nor let a run start).
+        let has_failsafe = link.is_some_and(|l| l.heartbeat.is_some());
         let failsafe = match v.failsafe {
             Some(true) if !has_failsafe => {
                 return Err(ctx.err(
                     format!("{p}.failsafe"),
                     format!(
-                        "true, but manifest {} has no runtime.link (no failsafe to run)",
-                        v.manifest.display()
+                        "true, but manifest {} has no {} (no failsafe to run)",
+                        v.manifest.display(),
+                        if link.is_some() {
+                            "runtime.link.heartbeat: its ground station sends none"
+                        } else {
+                            "runtime.link"
+                        }
                     ),
                 ))
             }
@@ -1357,17 +1361,9 @@ pub fn known_types(vehicles: &[Vehicle], network: bool) -> BTreeMap<String, Stri
         ] {
             m.insert(format!("{ns}/{t}"), ty.to_string());
         }
-        if let Some(hb) = v
-            .manifest
-            .runtime
-            .as_ref()
-            .and_then(|r| r.link.as_ref())
-            .and_then(|l| l.heartbeat.as_ref())
-        {
-            m.insert(
-                format!("{ns}/{}", hb.topic.trim_start_matches('/')),
-                "std_msgs/msg/Header".into(),
-            );
+        // Where the ground station publishes it (an absolute topic stays absolute).
+        if let Some(hb) = heartbeat_topic(v) {
+            m.insert(hb, "std_msgs/msg/Header".into());
         }
         m.insert(
             truth_topic(&label(v)),

@@ -340,6 +340,11 @@ pub fn plan(
                 format!("vehicles:=[{}]", names.join(", ")),
                 "-p".into(),
                 format!("addresses:=[{}]", addrs.join(", ")),
+                // Without entries (no vehicle's manifest asks for a heartbeat) the ground
+                // station would fall back to heartbeat_topic at heartbeat_rate_hz for every
+                // vehicle: rate 0 keeps it silent, as the manifests say.
+                "-p".into(),
+                "heartbeat_rate_hz:=0.0".into(),
                 "-p".into(),
                 format!(
                     "heartbeats:=[{}]",
@@ -551,6 +556,41 @@ mod tests {
             None,
             "no heartbeat in the manifest: none"
         );
+    }
+
+    #[test]
+    fn without_any_heartbeat_the_ground_station_sends_none() {
+        let mut s =
+            crate::model::load(&repo_root().join("config/scenarios/ugv_pair_link_loss.yaml"))
+                .unwrap();
+        for v in &mut s.vehicles {
+            v.manifest.runtime = None;
+            v.failsafe = false;
+        }
+        let bin = tempfile::tempdir().unwrap();
+        let p = plan(
+            &s,
+            &PlanInput {
+                dir: Path::new("/runs/x"),
+                seed: 7,
+                real_time_factor: 1.0,
+                vehicle_netns: vec![Some("fp-r1-v-ugv1".into()), Some("fp-r1-v-ugv2".into())],
+                radio: Some((
+                    "fp-r1-radio".into(),
+                    vec!["198.18.1.1".into(), "198.18.2.1".into()],
+                )),
+                world_netns: Some("fp-r1-world".into()),
+            },
+            &fake_exes(bin.path()),
+        )
+        .unwrap();
+        let gs = p.last().unwrap();
+        assert_eq!(gs.name, "ground_station");
+        // No entry, and no fallback: the ground station's default (every vehicle's
+        // /<name>/gcs/heartbeat at 2 Hz) is switched off.
+        for arg in ["heartbeats:=[]", "heartbeat_rate_hz:=0.0"] {
+            assert!(gs.argv.contains(&arg.to_string()), "{arg} in {:?}", gs.argv);
+        }
     }
 
     #[test]

@@ -650,3 +650,230 @@ fn a_killed_runner_takes_its_processes_along_and_its_guard_removes_the_namespace
     let guard_log = std::fs::read_to_string(r.out.join("logs/cleanup_guard.log")).unwrap();
     assert!(guard_log.contains("\"removed\""), "{guard_log}");
 }
+
+#[test]
+#[ignore = "needs the suite's binaries, root (network namespaces) and scripts/netns-run; ~40 s"]
+fn each_vehicle_gets_its_own_heartbeat_under_its_namespace() {
+    let (summary, record) = run_file(&fixture("heartbeat_per_vehicle.yaml"));
+    assert_eq!(summary.exit_code, 0, "{:?}\n{record:#}", summary.reasons);
+    // fieldproof run's own checks: each rate, each failsafe lost and re-armed with its own
+    // link while the other stays quiet, nothing for the third vehicle nor on the names.
+    assert_eq!(
+        assertions_with(&record, true),
+        [
+            "alpha_hb_min",
+            "alpha_hb_max",
+            "bravo_hb_min",
+            "bravo_hb_max",
+            "alpha_lost",
+            "alpha_rearmed",
+            "bravo_quiet",
+            "bravo_lost",
+            "bravo_rearmed",
+            "alpha_quiet",
+            "charlie_no_gcs_hb",
+            "charlie_no_radio_hb",
+            "charlie_no_failsafe",
+            "names_no_hb",
+            "names_no_radio_hb",
+            "name3_no_hb",
+            "links_ok"
+        ]
+    );
+    let dir = summary.dir.clone().unwrap();
+    let id = record["run_id"].as_str().unwrap();
+
+    // The ground station got one entry per vehicle with a heartbeat: its topic resolved in
+    // the vehicle's namespace, its rate and QoS; none for ugv3.
+    let gs = process(&record, "ground_station");
+    assert_eq!(gs["netns"], fieldproof_link::netns::radio_ns(id));
+    let argv = strings(&gs["command"]);
+    assert!(
+        argv.contains(
+            &"heartbeats:=['ugv1 /alpha/gcs/heartbeat 2.0 best_effort volatile 1', \
+              'ugv2 /bravo/radio/beat 5.0 reliable volatile 5']"
+        ),
+        "{argv:?}"
+    );
+    let gs_log = std::fs::read_to_string(gs["log"].as_str().unwrap()).unwrap();
+    assert!(
+        gs_log.contains("ground station: 3 links, 2 heartbeats"),
+        "{gs_log}"
+    );
+    // Each failsafe in its vehicle's network namespace, under its ROS namespace, told the
+    // manifest's topic, QoS and timeout; ugv3 has none. Every node of a vehicle runs in
+    // its vehicle's network namespace.
+    for (v, ns, topic, reliability, depth, timeout) in [
+        ("ugv1", "alpha", "gcs/heartbeat", "best_effort", "1", "2.0"),
+        ("ugv2", "bravo", "radio/beat", "reliable", "5", "2.5"),
+    ] {
+        let argv = strings(&process(&record, &format!("{v}/link_monitor"))["command"]);
+        for arg in [
+            format!("__ns:=/{ns}"),
+            format!("heartbeat_topic:={topic}"),
+            format!("heartbeat_qos_reliability:={reliability}"),
+            format!("heartbeat_qos_depth:={depth}"),
+            format!("timeout_s:={timeout}"),
+        ] {
+            assert!(argv.contains(&arg.as_str()), "{v}: {arg} not in {argv:?}");
+        }
+    }
+    let mut per_vehicle = std::collections::BTreeMap::<&str, usize>::new();
+    for p in record["processes"].as_array().unwrap() {
+        let name = p["name"].as_str().unwrap();
+        if let Some((v, _)) = name.split_once('/') {
+            assert_eq!(
+                p["netns"],
+                fieldproof_link::netns::vehicle_ns(id, v),
+                "{name}"
+            );
+            *per_vehicle.entry(v).or_default() += 1;
+        }
+    }
+    assert!(
+        ["ugv1", "ugv2", "ugv3"]
+            .iter()
+            .all(|v| per_vehicle.get(v).is_some_and(|&n| n >= 3)),
+        "{per_vehicle:?}"
+    );
+    assert!(record["processes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|p| p["name"] != "ugv3/link_monitor"));
+
+    // Every link shaped and measured, the third's too (its own profile); each drop as a
+    // period of its own.
+    let links = &record["network"]["periods"]["links"];
+    let periods = |v: &str| -> Vec<String> {
+        links[v]["periods"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| {
+                format!(
+                    "{} {}",
+                    p["profile"].as_str().unwrap(),
+                    p["verdict"].as_str().unwrap()
+                )
+            })
+            .collect()
+    };
+    for v in ["ugv1", "ugv2"] {
+        assert_eq!(
+            periods(v),
+            ["lte_rural passed", "drop passed", "lte_rural passed"],
+            "{v}"
+        );
+    }
+    assert_eq!(periods("ugv3"), ["wifi_mesh passed"]);
+    let latency = links["ugv3"]["periods"][0]["measurement"]["latency_ms"]
+        .as_f64()
+        .unwrap();
+    assert!((30.0..50.0).contains(&latency), "ugv3 latency {latency} ms");
+
+    // The recording, read by the independent reader: every heartbeat's send stamps (the
+    // ground station's wall clock) and arrival times (simulation time), each link_state.
+    let script = r#"
+import collections, json, sys
+from mcap_ros2.reader import read_ros2_messages
+out = collections.defaultdict(lambda: {"log_ns": [], "stamp_s": [], "data": []})
+for m in read_ros2_messages(sys.argv[1]):
+    t = out[m.channel.topic]
+    t["log_ns"].append(m.log_time_ns)
+    if m.channel.topic.endswith("/link_state"):
+        t["data"].append(m.ros_msg.data)
+    elif hasattr(m.ros_msg, "frame_id"):
+        t["stamp_s"].append(m.ros_msg.stamp.sec + m.ros_msg.stamp.nanosec * 1e-9)
+print(json.dumps(out))
+"#;
+    let python = std::env::var_os("FIELDPROOF_PYTHON")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo().join(".venv/bin/python"));
+    let o = Command::new(python)
+        .args(["-c", script])
+        .arg(dir.join("recording.mcap"))
+        .output()
+        .expect("the .venv python (scripts/setup) runs");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let mcap: Json = serde_json::from_slice(&o.stdout).unwrap();
+    // Each heartbeat's rate over the timeline, from the recorded timestamps: by the ground
+    // station's send stamps (its wall clock, which it sends on) within 10 % of the
+    // manifest's; by the arrival times (simulation time, which runs a few % behind the wall
+    // clock on a loaded host, so a rate looks faster) 10 % below to 20 % above.
+    let start = record["timeline_started_unix"].as_f64().unwrap();
+    let end = start + record["timeline_duration_s"].as_f64().unwrap();
+    for (topic, hz) in [("/alpha/gcs/heartbeat", 2.0), ("/bravo/radio/beat", 5.0)] {
+        let t = &mcap[topic];
+        let numbers = |key: &str, scale: f64| -> Vec<f64> {
+            t[key]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|s| s.as_f64().unwrap() * scale)
+                .collect()
+        };
+        let (stamps, logs) = (numbers("stamp_s", 1.0), numbers("log_ns", 1e-9));
+        let inside: Vec<usize> = (0..stamps.len())
+            .filter(|&i| (start..=end).contains(&stamps[i]))
+            .collect();
+        assert!(
+            inside.len() as f64 >= 0.9 * hz * (end - start),
+            "{topic}: {} heartbeats in the timeline",
+            inside.len()
+        );
+        let (first, last) = (inside[0], *inside.last().unwrap());
+        let n = (inside.len() - 1) as f64;
+        let sent = n / (stamps[last] - stamps[first]);
+        let arrived = n / (logs[last] - logs[first]);
+        eprintln!(
+            "{topic}: {} in the timeline, sent at {sent:.3} Hz, arrived at {arrived:.3} Hz \
+             (simulation time)",
+            inside.len()
+        );
+        assert!(
+            (sent - hz).abs() <= 0.1 * hz,
+            "{topic}: sent at {sent:.3} Hz, expected {hz} Hz ± 10 %"
+        );
+        assert!(
+            (0.9 * hz..=1.2 * hz).contains(&arrived),
+            "{topic}: arrived at {arrived:.3} Hz of simulation time, expected {hz} Hz"
+        );
+    }
+    // Each failsafe armed before the timeline (its first link_state true), lost its link
+    // once at its drop and armed again.
+    for ns in ["alpha", "bravo"] {
+        let data = bools(&mcap[format!("/{ns}/link_state")]["data"]);
+        assert_eq!(data.first(), Some(&true), "/{ns}/link_state {data:?}");
+        assert_eq!(data.last(), Some(&true), "/{ns}/link_state {data:?}");
+        assert!(data.contains(&false), "/{ns}/link_state {data:?}");
+    }
+    // Nothing at all for ugv3 (nor on any vehicle's name).
+    for topic in [
+        "/charlie/gcs/heartbeat",
+        "/charlie/radio/beat",
+        "/charlie/link_state",
+        "/ugv1/gcs/heartbeat",
+        "/ugv2/radio/beat",
+        "/ugv3/gcs/heartbeat",
+    ] {
+        assert!(
+            mcap.get(topic).is_none(),
+            "{topic} recorded: {}",
+            mcap[topic]
+        );
+        let count = &record["recording"]["topics"][topic][1];
+        assert!(count.is_null() || count == 0, "{topic}: {count}");
+    }
+    assert!(fieldproof_link::netns::namespaces_of(id).is_empty());
+}
+
+/// A JSON array of booleans.
+fn bools(array: &Json) -> Vec<bool> {
+    array
+        .as_array()
+        .expect("an array")
+        .iter()
+        .map(|v| v.as_bool().expect("a boolean"))
+        .collect()
+}

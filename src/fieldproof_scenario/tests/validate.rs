@@ -439,6 +439,56 @@ fn the_failsafe_and_the_stacks_command_topic() {
     let e = load_text(&veh(", failsafe: true", "ugv_ref")).unwrap_err();
     assert_eq!(e.path(), "vehicles[0].failsafe");
     assert!(e.to_string().contains("has no runtime.link"), "{e}");
+    // A runtime.link without a heartbeat: the ground station sends it none, so there is no
+    // failsafe by default (it would never arm), and asking for one is refused.
+    let dir = repo().join("robots");
+    let m = tempfile::Builder::new()
+        .prefix(".test_")
+        .suffix(".yaml")
+        .tempfile_in(&dir)
+        .unwrap();
+    std::fs::write(
+        m.path(),
+        "extends: ugv_nav2/robot.yaml\nname: no_beat\nruntime: { link: { heartbeat: ~ } }\n",
+    )
+    .unwrap();
+    let file = m.path().file_name().unwrap().to_str().unwrap();
+    let veh_at = |extra: &str| {
+        format!("name: t\nworld: ../../worlds/depot.yaml\nvehicles:\n  - {{ name: ugv1, manifest: ../../robots/{file}, spawn: spawn_dock{extra} }}\nnetwork: {{ profile: lte_rural }}\n")
+    };
+    let s = load_text(&veh_at("")).unwrap();
+    assert!(s.vehicles[0]
+        .manifest
+        .runtime
+        .as_ref()
+        .unwrap()
+        .link
+        .is_some());
+    assert!(!s.vehicles[0].failsafe);
+    assert_eq!(s.vehicles[0].stack_cmd_vel, "cmd_vel");
+    assert_eq!(model::failsafe_state_topic(&s.vehicles[0]), None);
+    let e = load_text(&veh_at(", failsafe: true")).unwrap_err();
+    assert_eq!(e.path(), "vehicles[0].failsafe");
+    assert!(
+        e.to_string().contains("has no runtime.link.heartbeat"),
+        "{e}"
+    );
+    // An absolute heartbeat topic stays absolute: recorded there, with its type known.
+    std::fs::write(
+        m.path(),
+        "extends: ugv_nav2/robot.yaml\nname: abs_beat\nruntime: { link: { heartbeat: { topic: /gcs/beat, rate_hz: 2 } } }\n",
+    )
+    .unwrap();
+    let s = load_text(&veh_at("")).unwrap();
+    assert!(s.vehicles[0].failsafe);
+    assert_eq!(
+        model::heartbeat_topic(&s.vehicles[0]).as_deref(),
+        Some("/gcs/beat")
+    );
+    assert_eq!(
+        s.recorded_topics.get("/gcs/beat").map(String::as_str),
+        Some("std_msgs/msg/Header")
+    );
     // A custom stack's topic: used, checked, never the failsafe's own output.
     let launch = ", stack: { launch: ../../src/fieldproof_stack/launch/goal_driver.launch.yaml, cmd_vel: nav/cmd_vel }";
     let s = load_text(&veh(launch, "ugv_nav2")).unwrap();
