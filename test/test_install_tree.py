@@ -81,3 +81,25 @@ def test_fieldproof_exec_resolves_like_ros2_run(install_dir):
                              capture_output=True, text=True)
     assert missing.returncode == 1
     assert "No executable 'no_such_node' found in package 'fieldproof_tools'" in missing.stderr
+
+
+# Every node built on the runtime: (package, executable, a parameter its help must list).
+NODES = [
+    ("fieldproof_bridge", "relay", "ros_type"), ("fieldproof_bridge", "command_relay", "max_linear_mps"),
+    ("fieldproof_bridge", "imu_adapter", "gyro_bias_radps"), ("fieldproof_bridge", "navsat_adapter", "deny"),
+    ("fieldproof_bridge", "battery", "dropout"), ("fieldproof_bridge", "throttle", "rate_hz"),
+    ("fieldproof_link", "link_monitor", "loss_action"), ("fieldproof_link", "ground_station", "heartbeats"),
+    ("fieldproof_link", "link_shaper", "scenario"), ("fieldproof_stack", "goal_driver", "max_speed_mps"),
+    ("fieldproof_sim", "fieldproof_sim", "step_hz"),
+]
+
+
+def test_every_node_answers_help_with_its_parameters_without_starting(install_dir):
+    env = sourced_env(install_dir)
+    fieldproof = install_dir / "fieldproof_tools/lib/fieldproof_tools/fieldproof"
+    for pkg, exe, param in NODES:
+        out = subprocess.run([fieldproof, "exec", pkg, exe, "--help"], env=env, capture_output=True, text=True,
+                             timeout=20)
+        assert out.returncode == 0, (exe, out.stderr)
+        assert f"\n  {param} (" in out.stdout, (exe, out.stdout)
+        assert "[INFO]" not in out.stderr, f"{exe} started instead of printing its help: {out.stderr}"

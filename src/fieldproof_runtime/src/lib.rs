@@ -106,7 +106,12 @@ where
                 .into_owned()
         })
         .unwrap_or_else(|| "node".into());
-    let cfg = match builder().resolve_from_process() {
+    let builder = builder();
+    if wants_help(std::env::args_os().skip(1)) {
+        print!("{}", builder.help(&prog));
+        return ExitCode::SUCCESS;
+    }
+    let cfg = match builder.resolve_from_process() {
         Ok(c) => c,
         Err(e) => {
             eprintln!("{prog}: error: {e}");
@@ -120,6 +125,20 @@ where
             ExitCode::FAILURE
         }
     }
+}
+
+/// Whether the arguments ask for the node's help: `--help` or `-h` before any
+/// `--ros-args` (what follows `--ros-args` belongs to ROS). The node then prints its
+/// declared parameters and exits 0 without opening DDS.
+pub fn wants_help<I, S>(args: I) -> bool
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<std::ffi::OsStr>,
+{
+    args.into_iter()
+        .map(|a| a.as_ref().to_owned())
+        .take_while(|a| a != "--ros-args")
+        .any(|a| a == "--help" || a == "-h")
 }
 
 /// Runs a resolved node: installs logging, opens the participant, starts the parameter
@@ -224,4 +243,18 @@ where
     }
     drop(node);
     outcome
+}
+
+#[cfg(test)]
+mod tests {
+    use super::wants_help;
+
+    #[test]
+    fn help_is_asked_before_the_ros_arguments_only() {
+        assert!(wants_help(["--help"]));
+        assert!(wants_help(["in.yaml", "-h", "--ros-args", "-p", "x:=1"]));
+        assert!(!wants_help(["--ros-args", "-p", "x:=--help"]));
+        assert!(!wants_help(["--ros-args", "--help"]));
+        assert!(!wants_help(Vec::<String>::new()));
+    }
 }

@@ -249,6 +249,36 @@ impl NodeBuilder {
         })
     }
 
+    /// What `--help` prints: the node's default name and namespace, how to pass ROS
+    /// arguments, and every declared parameter ([`Param::help_entry`]).
+    pub fn help(&self, program: &str) -> String {
+        let mut params: Vec<&Param> = self.params.iter().collect();
+        params.sort_by(|a, b| a.name().cmp(b.name()));
+        let mut text = format!(
+            "{program}: ROS 2 node '{}'{}\n\nusage: {program} [--ros-args [-r __ns:=/namespace] [-r __node:=name] \
+             [-r from:=to] [-p name:=value] [--params-file file.yaml] [--log-level level]]\n\n\
+             parameters (set with -p name:=value or a --params-file; `ros2 param` at run time \
+             unless read-only):\n",
+            self.name,
+            if self.namespace.is_empty() || self.namespace == "/" {
+                String::new()
+            } else {
+                format!(" in namespace '{}'", self.namespace)
+            }
+        );
+        for p in params {
+            text.push_str(&p.help_entry());
+            text.push('\n');
+        }
+        if !self.params.iter().any(|p| p.name() == "use_sim_time") {
+            text.push_str(
+                "  use_sim_time (bool, default false)\n      follow /clock \
+                 (rosgraph_msgs/msg/Clock) instead of the system clock\n",
+            );
+        }
+        text
+    }
+
     /// [`Self::resolve`] against the process's arguments and environment. An argument
     /// that is not valid UTF-8 is refused (naming it, lossily displayed), not a panic.
     pub fn resolve_from_process(self) -> Result<NodeConfig, StartError> {

@@ -257,6 +257,31 @@ impl Param {
         }
     }
 
+    /// The parameter as `--help` lists it: name, type, default, range or choices, whether
+    /// it is read-only or a topic, then the description on its own line.
+    pub fn help_entry(&self) -> String {
+        let mut facts = vec![
+            self.default.ptype().name().to_string(),
+            format!("default {}", self.default),
+        ];
+        let range = self.range_text();
+        if !range.is_empty() {
+            facts.push(format!("range {range}"));
+        }
+        if !self.constraints.is_empty() {
+            facts.push(self.constraints.clone());
+        }
+        if self.read_only {
+            facts.push("read-only".into());
+        }
+        let mut entry = format!("  {} ({})", self.name, facts.join(", "));
+        if !self.description.is_empty() {
+            entry.push_str("\n      ");
+            entry.push_str(&self.description);
+        }
+        entry
+    }
+
     pub(crate) fn descriptor(&self) -> raw::ParameterDescriptor {
         raw::ParameterDescriptor {
             name: self.name.clone(),

@@ -71,6 +71,39 @@ fn malformed_ros_args_exit_2_naming_the_argument() {
 }
 
 #[test]
+fn help_lists_the_declared_parameters_and_exits_0_without_starting_the_node() {
+    common::require_netns(); // were --help to start the node, its DDS traffic stays contained
+    for flag in ["--help", "-h"] {
+        let out = std::process::Command::new(common::example("talker"))
+            .args([flag, "--ros-args", "-r", "__ns:=/x"])
+            .env("ROS_DOMAIN_ID", "91")
+            .stdin(std::process::Stdio::null())
+            .output()
+            .expect("talker runs");
+        assert_eq!(out.status.code(), Some(0), "{flag}: {out:?}");
+        let help = String::from_utf8(out.stdout).unwrap();
+        assert!(help.starts_with("talker: ROS 2 node 'talker'"), "{help}");
+        assert!(
+            help.contains("  rate_hz (double, default 2.0, range [0.1, 1000]"),
+            "{help}"
+        );
+        assert!(help.contains("      text to publish"), "{help}");
+        assert!(
+            help.contains("  qos_reliability (string, default 'reliable'"),
+            "{help}"
+        );
+        assert!(
+            out.stderr.is_empty(),
+            "the node logged, so it started: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    // After --ros-args, `-h` is not the node's to take: a malformed ROS argument, exit 2.
+    let mut p = Proc::start("talker", 91, &["--ros-args", "-h"]);
+    assert_eq!(p.wait_exit(LONG).code(), Some(2));
+}
+
+#[test]
 fn names_and_parameters_come_from_the_command_line() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("params.yaml");

@@ -96,13 +96,17 @@ fn settings(cfg: &NodeConfig) -> Result<Settings, SimError> {
         };
         let mut value = || inline.clone().or_else(|| it.next().cloned());
         match opt {
-            "--world" => s.world = value().ok_or_else(|| SimError::Config("--world needs a path".into()))?,
+            "--world" => {
+                s.world = value().ok_or_else(|| SimError::Config("--world needs a path".into()))?
+            }
             "--vehicle" => {
-                let v = value().ok_or_else(|| SimError::Config("--vehicle needs ns=..,manifest=..".into()))?;
+                let v = value()
+                    .ok_or_else(|| SimError::Config("--vehicle needs ns=..,manifest=..".into()))?;
                 cli_specs.push(SpawnSpec::parse(&v)?);
             }
             "--vehicles" => {
-                let path = value().ok_or_else(|| SimError::Config("--vehicles needs a file".into()))?;
+                let path =
+                    value().ok_or_else(|| SimError::Config("--vehicles needs a file".into()))?;
                 let text = std::fs::read_to_string(&path)
                     .map_err(|e| SimError::Config(format!("--vehicles {path}: {e}")))?;
                 cli_specs.extend(SpawnSpec::parse_list(&path, &text)?);
@@ -114,7 +118,11 @@ fn settings(cfg: &NodeConfig) -> Result<Settings, SimError> {
             "--paused" => s.paused = true,
             "--no-clock" => s.cfg.publish_clock = false,
             "--print-topics" => s.print_topics = true,
-            other => return Err(SimError::Config(format!("unknown option {other} (see --help in the source: fieldproof_sim --world W --vehicle ns=..,manifest=..)"))),
+            other => {
+                return Err(SimError::Config(format!(
+                    "unknown option {other} (see fieldproof_sim --help)"
+                )))
+            }
         }
     }
     if !cli_specs.is_empty() {
@@ -134,7 +142,21 @@ fn settings(cfg: &NodeConfig) -> Result<Settings, SimError> {
     Ok(s)
 }
 
+/// The simulator's own options, after its parameters in `--help`.
+const OPTIONS_HELP: &str = "
+options (before --ros-args):
+  --world FILE               the world (worlds/<name>.yaml)
+  --vehicle ns=N,manifest=M[,spawn=S]   a vehicle (repeatable)
+  --vehicles FILE            vehicles, one spec a line
+  --seed N  --real-time-factor X  --step-hz HZ  --duration S
+  --paused  --no-clock  --print-topics
+";
+
 fn main() -> ExitCode {
+    if fieldproof_runtime::wants_help(std::env::args_os().skip(1)) {
+        print!("{}{OPTIONS_HELP}", builder().help("fieldproof_sim"));
+        return ExitCode::SUCCESS;
+    }
     let cfg = match builder().resolve_from_process() {
         Ok(c) => c,
         Err(e) => {

@@ -82,8 +82,39 @@ enum Command {
     },
 }
 
+/// Splits `fieldproof exec [--prefix P] <package> <executable> [args...]` before clap sees
+/// it: everything after the executable belongs to the executable, byte for byte, `--help`,
+/// `-h` and `--prefix` included (as `ros2 run` passes them on). Returns the words for clap
+/// and, for `exec`, the executable's arguments.
+fn split_exec_args(argv: Vec<OsString>) -> (Vec<OsString>, Option<Vec<OsString>>) {
+    if argv.get(1).is_none_or(|a| a != "exec") {
+        return (argv, None);
+    }
+    let mut positionals = 0;
+    let mut i = 2;
+    while i < argv.len() && positionals < 2 {
+        let arg = argv[i].to_string_lossy();
+        if arg == "--prefix" {
+            i += 1; // its value
+        } else if !arg.starts_with('-') {
+            positionals += 1;
+        }
+        i += 1;
+    }
+    if positionals < 2 {
+        return (argv, None); // clap reports what is missing (or prints exec's help)
+    }
+    let mut words = argv;
+    let passthrough = words.split_off(i);
+    (words, Some(passthrough))
+}
+
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let (words, passthrough) = split_exec_args(std::env::args_os().collect());
+    let mut cli = Cli::parse_from(words);
+    if let (Command::Exec { args, .. }, Some(passed)) = (&mut cli.command, passthrough) {
+        *args = passed;
+    }
     match &cli.command {
         Command::Run {
             scenario,

@@ -48,3 +48,28 @@ fn arguments_reach_the_executable_byte_for_byte() {
         .collect();
     assert_eq!(std::fs::read(&out).unwrap(), expected);
 }
+
+#[test]
+fn help_and_prefix_after_the_executable_are_the_executables() {
+    let dir = tempfile::tempdir().unwrap();
+    let prefix = install(dir.path());
+    let out = dir.path().join("args.bin");
+    let args = ["--help", "-h", "--prefix", "x", "--ros-args", "-p", "a:=1"];
+    let status = Command::new(env!("CARGO_BIN_EXE_fieldproof"))
+        .args(["exec", "demo", "echo_args"])
+        .args(args)
+        .env("AMENT_PREFIX_PATH", &prefix)
+        .env("ARGS_OUT", &out)
+        .status()
+        .unwrap();
+    assert!(status.success(), "{status:?}");
+    let expected: Vec<u8> = args.iter().flat_map(|a| a.bytes().chain([0])).collect();
+    assert_eq!(std::fs::read(&out).unwrap(), expected);
+    // Before the package, --help is exec's own.
+    let own = Command::new(env!("CARGO_BIN_EXE_fieldproof"))
+        .args(["exec", "--help"])
+        .output()
+        .unwrap();
+    assert!(own.status.success());
+    assert!(String::from_utf8_lossy(&own.stdout).contains("as `ros2 run"));
+}
