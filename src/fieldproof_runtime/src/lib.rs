@@ -46,6 +46,7 @@ pub mod params;
 mod pubsub;
 pub mod qos;
 mod rpc;
+mod service;
 mod services;
 pub mod value;
 
@@ -58,10 +59,11 @@ use futures::{FutureExt, StreamExt};
 pub use clock::{Clock, Timer};
 /// The message types (`fieldproof_msgs`), re-exported.
 pub use fieldproof_msgs as msgs;
-pub use node::{Client, Node, NodeBuilder, NodeConfig, NodeError, Server, StartError};
+pub use node::{Node, NodeBuilder, NodeConfig, NodeError, StartError};
 pub use params::{Param, ParamChange, Watch};
 pub use pubsub::{Publisher, Subscription, MALFORMED_LOG_PERIOD};
 pub use qos::QosSpec;
+pub use service::{Client, Server};
 pub use tracing;
 pub use value::{ParamType, ParamValue};
 

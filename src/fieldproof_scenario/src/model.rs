@@ -1391,16 +1391,20 @@ pub fn failsafe_state_topic(v: &Vehicle) -> Option<String> {
     Some(format!("{ns}/link_state"))
 }
 
-/// The vehicle's heartbeat topic, fully qualified, if its manifest asks for one.
-pub fn heartbeat_topic(v: &Vehicle) -> Option<String> {
-    let hb = v
-        .manifest
+/// The heartbeat the vehicle's manifest asks for (`runtime.link.heartbeat`), if any.
+pub fn heartbeat(v: &Vehicle) -> Option<&fieldproof_robots::manifest::Heartbeat> {
+    v.manifest
         .runtime
         .as_ref()?
         .link
         .as_ref()?
         .heartbeat
-        .as_ref()?;
+        .as_ref()
+}
+
+/// The vehicle's heartbeat topic, fully qualified, if its manifest asks for one.
+pub fn heartbeat_topic(v: &Vehicle) -> Option<String> {
+    let hb = heartbeat(v)?;
     // As ROS resolves it: an absolute topic stays as it is, a relative one goes under the
     // vehicle's namespace (what link_monitor subscribes and the ground station publishes).
     Some(match hb.topic.strip_prefix('/') {

@@ -366,14 +366,7 @@ pub fn plan(
 /// The ground station's heartbeat for vehicle `v`: its manifest's `runtime.link.heartbeat`,
 /// the topic resolved in the vehicle's namespace; none without one.
 fn heartbeat_of(v: &Vehicle) -> Option<HeartbeatSpec> {
-    let h = v
-        .manifest
-        .runtime
-        .as_ref()?
-        .link
-        .as_ref()?
-        .heartbeat
-        .as_ref()?;
+    let h = crate::model::heartbeat(v)?;
     let topic = crate::model::heartbeat_topic(v)?;
     Some(HeartbeatSpec {
         vehicle: v.name.clone(),
