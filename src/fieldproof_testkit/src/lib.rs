@@ -1,0 +1,39 @@
+//! What fieldproof's tests share instead of copying it: keeping every DDS participant a test
+//! opens inside a private network namespace ([`contain`]), the repository root
+//! ([`repo_root`]), a fake ament install prefix ([`FakeAmentPrefix`]) and a guard that kills
+//! a child's process group when the test ends ([`ChildGuard`]).
+//!
+//! Dev-only: crates name it under `[dev-dependencies]`, never as a normal dependency.
+
+mod ament;
+mod netns;
+mod process;
+
+pub use ament::FakeAmentPrefix;
+pub use netns::{contain, contain_as, in_private_netns_or_rerun, is_contained, CONTAINED_ENV};
+pub use process::ChildGuard;
+
+use std::path::PathBuf;
+
+/// The repository root (the workspace directory holding `scripts/` and `src/`), absolute.
+pub fn repo_root() -> PathBuf {
+    let here = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    std::path::absolute(here.join("../..")).expect("absolute repository root")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn repo_root_holds_the_workspace() {
+        let root = repo_root();
+        assert!(root.is_absolute(), "{}", root.display());
+        assert!(
+            root.join("scripts/netns-run").exists(),
+            "{}",
+            root.display()
+        );
+        assert!(root.join("src/fieldproof_testkit").is_dir());
+    }
+}
