@@ -33,6 +33,10 @@ macro_rules! __message_table {
                 PointField = "sensor_msgs/msg/PointField" => sensor_msgs::PointField,
                 Clock = "rosgraph_msgs/msg/Clock" => rosgraph_msgs::Clock,
                 TFMessage = "tf2_msgs/msg/TFMessage" => tf2_msgs::TFMessage,
+                State = "lifecycle_msgs/msg/State" => lifecycle_msgs::State,
+                Transition = "lifecycle_msgs/msg/Transition" => lifecycle_msgs::Transition,
+                TransitionDescription = "lifecycle_msgs/msg/TransitionDescription" => lifecycle_msgs::TransitionDescription,
+                TransitionEvent = "lifecycle_msgs/msg/TransitionEvent" => lifecycle_msgs::TransitionEvent,
             ]
             stamped: [
                 PoseStamped = "geometry_msgs/msg/PoseStamped" => geometry_msgs::PoseStamped,
@@ -382,7 +386,7 @@ mod tests {
             }
         }
         assert_eq!(MessageKind::ALL.len(), KNOWN_TYPES.len());
-        assert_eq!(KNOWN_TYPES.len(), 36);
+        assert_eq!(KNOWN_TYPES.len(), 40);
         for &kind in MessageKind::ALL {
             assert_eq!(MessageKind::from_name(kind.name()).unwrap(), kind);
             assert_eq!(kind.name().parse::<MessageKind>().unwrap(), kind);

@@ -164,6 +164,18 @@ const DEFINITIONS: &[(&str, &str)] = &[
         "tf2_msgs/msg/TFMessage",
         "geometry_msgs/TransformStamped[] transforms",
     ),
+    ("lifecycle_msgs/msg/State", "uint8 id\nstring label"),
+    ("lifecycle_msgs/msg/Transition", "uint8 id\nstring label"),
+    (
+        "lifecycle_msgs/msg/TransitionDescription",
+        "lifecycle_msgs/Transition transition\nlifecycle_msgs/State start_state\n\
+         lifecycle_msgs/State goal_state",
+    ),
+    (
+        "lifecycle_msgs/msg/TransitionEvent",
+        "uint64 timestamp\nlifecycle_msgs/Transition transition\n\
+         lifecycle_msgs/State start_state\nlifecycle_msgs/State goal_state",
+    ),
 ];
 
 /// `type_description_interfaces/msg/FieldType`: the id of a field's value type; a fixed array

@@ -3,8 +3,8 @@
 #![allow(dead_code)]
 
 use fieldproof_msgs::{
-    builtin_interfaces, dispatch, geometry_msgs, nav_msgs, rosgraph_msgs, sensor_msgs, std_msgs,
-    tf2_msgs, MaybeStamped, MessageKind, RosMessage,
+    builtin_interfaces, dispatch, geometry_msgs, lifecycle_msgs, nav_msgs, rosgraph_msgs,
+    sensor_msgs, std_msgs, tf2_msgs, MaybeStamped, MessageKind, RosMessage,
 };
 
 /// splitmix64: small, seedable, reproducible everywhere.
@@ -94,7 +94,7 @@ impl Gen for f32 {
 macro_rules! gen_int {
     ($($t:ty),*) => { $( impl Gen for $t { fn gen(c: &mut Ctx) -> Self { c.rng.next_u64() as $t } } )* };
 }
-gen_int!(u8, i8, u16, u32, i32);
+gen_int!(u8, i8, u16, u32, i32, u64);
 
 impl Gen for bool {
     fn gen(c: &mut Ctx) -> Self {
@@ -200,6 +200,10 @@ gen_struct! {
     nav_msgs::Odometry { header, child_frame_id, pose, twist }
     rosgraph_msgs::Clock { clock }
     tf2_msgs::TFMessage { transforms }
+    lifecycle_msgs::State { id, label }
+    lifecycle_msgs::Transition { id, label }
+    lifecycle_msgs::TransitionDescription { transition, start_state, goal_state }
+    lifecycle_msgs::TransitionEvent { timestamp, transition, start_state, goal_state }
 }
 
 impl Gen for std_msgs::Empty {
