@@ -7,17 +7,16 @@
 //! use fieldproof_runtime::{msgs::std_msgs, qos, NodeBuilder, Param};
 //!
 //! fn main() -> std::process::ExitCode {
+//!     let mut builder = NodeBuilder::new("relay"); // default name; `-r __node:=x` overrides it
+//!     let input = builder.declare::<String>(Param::string("input", "input").description("topic to read").read_only());
+//!     // follows `ros2 param set`
+//!     let dropout = builder.declare::<bool>(Param::bool("dropout", false).description("publish nothing while true"));
+//!     let builder = builder.qos_params(qos::default()); // qos_reliability / qos_durability / qos_depth
 //!     fieldproof_runtime::main(
-//!         || {
-//!             NodeBuilder::new("relay") // default name; `-r __node:=x` overrides it
-//!                 .param(Param::string("input", "input").description("topic to read").read_only())
-//!                 .param(Param::bool("dropout", false).description("publish nothing while true"))
-//!                 .qos_params(qos::default()) // qos_reliability / qos_durability / qos_depth
-//!         },
+//!         move || builder,
 //!         |node| async move {
-//!             let sub = node.subscription::<std_msgs::String>(&node.param_str("input"), node.qos_from_params())?;
+//!             let sub = node.subscription::<std_msgs::String>(&input.get(), node.qos_from_params())?;
 //!             let out = node.publisher::<std_msgs::String>("output", node.qos_from_params())?;
-//!             let dropout = node.watch_bool("dropout"); // follows `ros2 param set`
 //!             loop {
 //!                 let msg = sub.recv().await?;
 //!                 if !dropout.get() {
@@ -35,7 +34,6 @@
 //! node, participant) so peers see the node leave. See the crate's README.md.
 
 pub mod args;
-pub mod child;
 pub mod clock;
 pub mod env;
 pub mod graph;
@@ -60,7 +58,7 @@ pub use clock::{Clock, Timer};
 /// The message types (`fieldproof_msgs`), re-exported.
 pub use fieldproof_msgs as msgs;
 pub use node::{Node, NodeBuilder, NodeConfig, NodeError, StartError};
-pub use params::{Param, ParamChange, Watch};
+pub use params::{Param, ParamAccessError, ParamChange, ParamHandle, ParamKind, Watch};
 pub use pubsub::{Publisher, Subscription, MALFORMED_LOG_PERIOD};
 pub use qos::QosSpec;
 pub use service::{Client, Server};

@@ -18,7 +18,7 @@ use crate::env::{DdsEnv, EnvError};
 use crate::graph::{Graph, NodeInfo};
 use crate::msgs::RosMessage;
 use crate::names::{self, NameError};
-use crate::params::{Param, ParamChange, ParamError, ParamHook, ParamStore, Watch};
+use crate::params::{Param, ParamError, ParamHandle, ParamHook, ParamKind, ParamStore, Watcher};
 use crate::pubsub::{Publisher, Subscription};
 use crate::qos::{self, QosError, QosSpec};
 use crate::rpc::RawBody;
@@ -113,6 +113,10 @@ pub struct NodeBuilder {
     namespace: String,
     params: Vec<Param>,
     hooks: Vec<ParamHook>,
+    /// The handles of [`Self::declare`], bound to the store by [`Self::resolve`].
+    handles: Vec<(String, Watcher)>,
+    /// Declaration mistakes (a handle of the wrong type), reported by [`Self::resolve`].
+    errors: Vec<ParamError>,
     qos_default: Option<QosSpec>,
     rosout: bool,
 }
@@ -125,6 +129,8 @@ impl NodeBuilder {
             namespace: "/".to_string(),
             params: Vec::new(),
             hooks: Vec::new(),
+            handles: Vec::new(),
+            errors: Vec::new(),
             qos_default: None,
             rosout: true,
         }
@@ -136,10 +142,32 @@ impl NodeBuilder {
         self
     }
 
-    /// Declares a parameter.
+    /// Declares a parameter the node reads by name or not at all (prefer [`Self::declare`]).
     pub fn param(mut self, p: Param) -> NodeBuilder {
         self.params.push(p);
         self
+    }
+
+    /// Declares a parameter and returns its typed handle, which holds the start-up value
+    /// once the node is resolved and follows every accepted change ([`ParamHandle`]).
+    /// A handle whose type `T` is not the declared one (or a dynamically typed parameter)
+    /// makes [`Self::resolve`] fail naming the parameter ([`ParamError::HandleType`]).
+    pub fn declare<T: ParamKind>(&mut self, p: Param) -> ParamHandle<T> {
+        let handle = ParamHandle::new(p.name(), T::from_value(&p.default).unwrap_or_default());
+        if p.ptype() != T::TYPE || p.dynamic_typing {
+            self.errors.push(ParamError::HandleType {
+                name: p.name().to_string(),
+                declared: if p.dynamic_typing {
+                    "dynamic".to_string()
+                } else {
+                    p.ptype().to_string()
+                },
+                requested: T::TYPE.to_string(),
+            });
+        }
+        self.handles.push((p.name().to_string(), handle.binder()));
+        self.params.push(p);
+        handle
     }
 
     /// Declares `qos_reliability` (`reliable`|`best_effort`), `qos_durability`
@@ -151,13 +179,13 @@ impl NodeBuilder {
         self.params.push(
             Param::string("qos_reliability", r)
                 .description("QoS reliability of the node's topics")
-                .constraints("reliable or best_effort")
+                .one_of(&["reliable", "best_effort"])
                 .read_only(),
         );
         self.params.push(
             Param::string("qos_durability", d)
                 .description("QoS durability of the node's topics")
-                .constraints("volatile or transient_local")
+                .one_of(&["volatile", "transient_local"])
                 .read_only(),
         );
         self.params.push(
@@ -197,6 +225,9 @@ impl NodeBuilder {
         I: IntoIterator<Item = S>,
         S: Into<String>,
     {
+        if let Some(e) = self.errors.into_iter().next() {
+            return Err(e.into());
+        }
         let (ros, rest) = args::parse(argv)?;
         names::validate_node_name(&self.name)?;
         let name = ros
@@ -226,6 +257,9 @@ impl NodeBuilder {
         store.check_topics(&name, &namespace)?;
         if self.qos_default.is_some() {
             qos_from_store(&store)?;
+        }
+        for (param, bind) in self.handles {
+            store.watch(&param, bind);
         }
         let dds = DdsEnv::from_lookup(env)?;
         let logger = crate::logging::logger_name(&namespace, &name);
@@ -302,7 +336,7 @@ fn read_file(path: &Path) -> Result<String, String> {
     std::fs::read_to_string(path).map_err(|e| e.to_string())
 }
 
-fn qos_from_store(store: &ParamStore) -> Result<QosSpec, QosError> {
+pub(crate) fn qos_from_store(store: &ParamStore) -> Result<QosSpec, QosError> {
     let get = |n| store.get(n).unwrap_or(ParamValue::Bool(false));
     QosSpec::from_param_values(
         &get("qos_reliability"),
@@ -750,147 +784,11 @@ impl Node {
         self.timer(Duration::from_secs_f64(1.0 / hz))
     }
 
-    /// Current value of parameter `name`.
-    pub fn param(&self, name: &str) -> Option<ParamValue> {
-        self.inner.params.get(name)
-    }
-
-    fn typed<T>(&self, name: &str, want: &str, f: impl FnOnce(ParamValue) -> Option<T>) -> T {
-        let v = self.param(name);
-        match v.clone().and_then(f) {
-            Some(x) => x,
-            None => panic!("parameter '{name}' is not declared as {want} (value: {v:?})"),
-        }
-    }
-
-    /// A `string` parameter. Panics if `name` is not declared as a string.
-    pub fn param_str(&self, name: &str) -> String {
-        self.typed(name, "string", |v| match v {
-            ParamValue::String(s) => Some(s),
-            _ => None,
-        })
-    }
-    /// A `bool` parameter. Panics if `name` is not declared as a bool.
-    pub fn param_bool(&self, name: &str) -> bool {
-        self.typed(name, "bool", |v| match v {
-            ParamValue::Bool(b) => Some(b),
-            _ => None,
-        })
-    }
-    /// An `integer` parameter. Panics if `name` is not declared as an integer.
-    pub fn param_int(&self, name: &str) -> i64 {
-        self.typed(name, "integer", |v| match v {
-            ParamValue::Integer(i) => Some(i),
-            _ => None,
-        })
-    }
-    /// A `double` parameter. Panics if `name` is not declared as a double.
-    pub fn param_f64(&self, name: &str) -> f64 {
-        self.typed(name, "double", |v| match v {
-            ParamValue::Double(d) => Some(d),
-            _ => None,
-        })
-    }
-    /// A `string_array` parameter. Panics if `name` is not declared as a string array.
-    pub fn param_strings(&self, name: &str) -> Vec<String> {
-        self.typed(name, "string_array", |v| match v {
-            ParamValue::StringArray(s) => Some(s),
-            _ => None,
-        })
-    }
-    /// A `double_array` parameter. Panics if `name` is not declared as a double array.
-    pub fn param_f64s(&self, name: &str) -> Vec<f64> {
-        self.typed(name, "double_array", |v| match v {
-            ParamValue::DoubleArray(s) => Some(s),
-            _ => None,
-        })
-    }
-
-    fn expect_type(&self, name: &str, t: crate::value::ParamType) {
-        let decl = self.inner.params.decl(name).map(|d| d.default.ptype());
-        assert!(
-            decl == Some(t),
-            "parameter '{name}' is not declared as {t} (declared: {decl:?})"
-        );
-    }
-
-    /// The bool parameter `name`, kept current on every change. Panics if `name` is not
-    /// declared as a bool.
-    pub fn watch_bool(&self, name: &str) -> Watch<bool> {
-        self.expect_type(name, crate::value::ParamType::Bool);
-        self.inner.params.watch_bool(name)
-    }
-    /// The integer parameter `name`, kept current on every change. Panics if `name` is
-    /// not declared as an integer.
-    pub fn watch_int(&self, name: &str) -> Watch<i64> {
-        self.expect_type(name, crate::value::ParamType::Integer);
-        self.inner.params.watch_int(name)
-    }
-    /// The double parameter `name`, kept current on every change. Panics if `name` is
-    /// not declared as a double.
-    pub fn watch_f64(&self, name: &str) -> Watch<f64> {
-        self.expect_type(name, crate::value::ParamType::Double);
-        self.inner.params.watch_double(name)
-    }
-    /// Any parameter `name`, kept current on every change (`None` if undeclared).
-    pub fn watch(&self, name: &str) -> Watch<Option<ParamValue>> {
-        self.inner.params.watch_value(name)
-    }
-
-    /// Adds a hook run before every run-time change (after type/range checks);
-    /// `Err(reason)` rejects the change. Hooks must not set parameters themselves (use
-    /// [`Self::on_parameter_changed`] to react).
-    pub fn on_set_parameter(
+    pub(crate) fn publish_param_event(
         &self,
-        hook: impl Fn(&str, &ParamValue) -> Result<(), String> + Send + Sync + 'static,
+        new: Vec<raw::Parameter>,
+        changed: Vec<raw::Parameter>,
     ) {
-        self.inner.params.add_hook(Arc::new(hook));
-    }
-
-    /// Calls `f` after each accepted change of parameter `name` (and once now).
-    pub fn on_parameter_changed(
-        &self,
-        name: &str,
-        f: impl Fn(&ParamValue) + Send + Sync + 'static,
-    ) {
-        self.inner.params.watch(name, Arc::new(f));
-    }
-
-    /// The values parameter `name` takes from now on, as a stream (a channel receiver).
-    pub fn param_changes(&self, name: &str) -> async_channel::Receiver<ParamValue> {
-        let (tx, rx) = async_channel::unbounded();
-        self.inner.params.watch_changes(
-            name,
-            Arc::new(move |v| {
-                let _ = tx.try_send(v.clone());
-            }),
-        );
-        rx
-    }
-
-    /// Sets a parameter as the `set_parameters` service would (validation, hooks,
-    /// `/parameter_events`). `Err` is the reason it was rejected.
-    pub fn set_param(&self, name: &str, value: ParamValue) -> Result<(), String> {
-        let c = self.inner.params.set(name, Some(&value))?;
-        self.publish_changes(&[c]);
-        Ok(())
-    }
-
-    pub(crate) fn publish_changes(&self, changes: &[ParamChange]) {
-        let changed = changes
-            .iter()
-            .map(|c| raw::Parameter {
-                name: c.name.clone(),
-                value: c.value.to_raw(),
-            })
-            .collect();
-        self.publish_param_event(vec![], changed);
-        for c in changes {
-            tracing::debug!("parameter {} set to {}", c.name, c.value);
-        }
-    }
-
-    fn publish_param_event(&self, new: Vec<raw::Parameter>, changed: Vec<raw::Parameter>) {
         let now = self.inner.clock.now();
         let ev = raw::ParameterEvent {
             stamp: ros2_client::builtin_interfaces::Time::new(now.sec, now.nanosec),
@@ -904,14 +802,8 @@ impl Node {
         }
     }
 
-    /// The QoS from the `qos_*` parameters. Panics unless the builder called
-    /// [`NodeBuilder::qos_params`].
-    pub fn qos_from_params(&self) -> QosSpec {
-        assert!(
-            self.inner.has_qos_params,
-            "qos_from_params() needs NodeBuilder::qos_params()"
-        );
-        qos_from_store(&self.inner.params).expect("validated at startup")
+    pub(crate) fn has_qos_params(&self) -> bool {
+        self.inner.has_qos_params
     }
 
     /// The ROS nodes currently in the graph (from `ros_discovery_info`), this one included.

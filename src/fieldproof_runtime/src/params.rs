@@ -1,5 +1,9 @@
 //! Declared parameters: declarations ([`Param`]), the store that validates and applies
-//! changes, and watches the node code reads.
+//! changes, and the typed handles ([`ParamHandle`]) the node code reads.
+
+pub mod handle;
+
+pub use handle::{ParamAccessError, ParamHandle, ParamKind};
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
@@ -39,12 +43,13 @@ pub enum Range {
 }
 
 /// A parameter declaration: name, type (from the default), default value, description,
-/// range, read-only and dynamic-typing flags, and an optional per-parameter hook.
+/// range or choices, read-only and dynamic-typing flags, and an optional per-parameter hook.
 ///
 /// ```
 /// use fieldproof_runtime::Param;
 /// let p = Param::double("max_speed", 1.0).description("m/s").range(0.0, 10.0);
 /// let q = Param::string("input", "in").read_only();
+/// let r = Param::string("loss_action", "stop").one_of(&["stop", "hold", "land"]);
 /// ```
 #[derive(Clone)]
 pub struct Param {
@@ -53,6 +58,7 @@ pub struct Param {
     pub(crate) description: String,
     pub(crate) constraints: String,
     pub(crate) range: Option<Range>,
+    pub(crate) choices: Vec<String>,
     pub(crate) read_only: bool,
     pub(crate) dynamic_typing: bool,
     pub(crate) topic: bool,
@@ -65,6 +71,7 @@ impl std::fmt::Debug for Param {
             .field("name", &self.name)
             .field("default", &self.default)
             .field("range", &self.range)
+            .field("choices", &self.choices)
             .field("read_only", &self.read_only)
             .finish_non_exhaustive()
     }
@@ -79,6 +86,7 @@ impl Param {
             description: String::new(),
             constraints: String::new(),
             range: None,
+            choices: Vec::new(),
             read_only: false,
             dynamic_typing: false,
             topic: false,
@@ -142,6 +150,21 @@ impl Param {
         });
         self
     }
+    /// The only values a `string` (or each element of a `string_array`) parameter may take,
+    /// enforced on start-up values and on every change; `describe_parameters` shows them in
+    /// `additional_constraints` (rcl_interfaces has no field for choices), `--help` too.
+    pub fn one_of(mut self, choices: &[&str]) -> Param {
+        self.choices = choices.iter().map(|c| c.to_string()).collect();
+        self
+    }
+    /// The values [`Self::one_of`] allows (empty: any).
+    pub fn choices(&self) -> &[String] {
+        &self.choices
+    }
+    /// The declared type (the default's).
+    pub fn ptype(&self) -> ParamType {
+        self.default.ptype()
+    }
     /// Settable at startup (defaults, files, `-p`) only, refused at run time.
     pub fn read_only(mut self) -> Param {
         self.read_only = true;
@@ -182,7 +205,8 @@ impl Param {
         &self.name
     }
 
-    /// Checks `value` against type and range (not read-only). `Err` is the ROS-style reason.
+    /// Checks `value` against type, range and choices (not read-only). `Err` is the
+    /// ROS-style reason.
     pub(crate) fn check(&self, value: &ParamValue) -> Result<(), String> {
         if !self.dynamic_typing && value.ptype() != self.default.ptype() {
             return Err(format!(
@@ -192,6 +216,7 @@ impl Param {
                 value.ptype()
             ));
         }
+        self.check_choices(value)?;
         let out = |v: &dyn std::fmt::Display| {
             Err(format!(
                 "Parameter {{{}}} doesn't comply with {} range: {v} is not in {}.",
@@ -243,6 +268,44 @@ impl Param {
         Ok(())
     }
 
+    /// `Err` names the value and the choices when `value` is not one of [`Self::one_of`].
+    fn check_choices(&self, value: &ParamValue) -> Result<(), String> {
+        if self.choices.is_empty() {
+            return Ok(());
+        }
+        let outside = match value {
+            ParamValue::String(s) => Some(s).filter(|s| !self.choices.contains(s)),
+            ParamValue::StringArray(all) => all.iter().find(|s| !self.choices.contains(s)),
+            other => {
+                return Err(format!(
+                    "{}: {other} is not one of {}",
+                    self.name,
+                    self.choices.join(", ")
+                ))
+            }
+        };
+        match outside {
+            Some(s) => Err(format!(
+                "{}: \"{s}\" is not one of {}",
+                self.name,
+                self.choices.join(", ")
+            )),
+            None => Ok(()),
+        }
+    }
+
+    /// The choices and free-text constraints, as `describe_parameters` and `--help` show them.
+    fn constraints_text(&self) -> String {
+        let mut parts = Vec::new();
+        if !self.choices.is_empty() {
+            parts.push(format!("one of: {}", self.choices.join(", ")));
+        }
+        if !self.constraints.is_empty() {
+            parts.push(self.constraints.clone());
+        }
+        parts.join("; ")
+    }
+
     fn range_text(&self) -> String {
         match self.range {
             Some(Range::Integer { from, to, step }) if step != 0 => {
@@ -268,8 +331,9 @@ impl Param {
         if !range.is_empty() {
             facts.push(format!("range {range}"));
         }
-        if !self.constraints.is_empty() {
-            facts.push(self.constraints.clone());
+        let constraints = self.constraints_text();
+        if !constraints.is_empty() {
+            facts.push(constraints);
         }
         if self.read_only {
             facts.push("read-only".into());
@@ -287,7 +351,7 @@ impl Param {
             name: self.name.clone(),
             r#type: self.default.ptype() as u8,
             description: self.description.clone(),
-            additional_constraints: self.constraints.clone(),
+            additional_constraints: self.constraints_text(),
             read_only: self.read_only,
             dynamic_typing: self.dynamic_typing,
             floating_point_range: match self.range {
@@ -361,6 +425,16 @@ pub enum ParamError {
     /// A parameter file that cannot be read or parsed.
     #[error("{0}")]
     File(String),
+    /// A handle ([`crate::NodeBuilder::declare`]) of another type than the declaration.
+    #[error("parameter '{name}' is declared as {declared} but its handle reads {requested}")]
+    HandleType {
+        /// Parameter name.
+        name: String,
+        /// The declared type (`dynamic` for a dynamically typed parameter).
+        declared: String,
+        /// The type the handle reads.
+        requested: String,
+    },
     /// A topic parameter ([`Param::topic`]) whose value does not expand to a valid name
     /// under the node's name and namespace.
     #[error("parameter '{name}': value {value}: {reason}")]
@@ -383,7 +457,7 @@ pub struct ParamChange {
     pub value: ParamValue,
 }
 
-type Watcher = Arc<dyn Fn(&ParamValue) + Send + Sync>;
+pub(crate) type Watcher = Arc<dyn Fn(&ParamValue) + Send + Sync>;
 
 /// The node's parameter values, their declarations, hooks and watchers.
 pub(crate) struct ParamStore {

@@ -25,7 +25,7 @@ use fieldproof_link::heartbeat::HeartbeatSpec;
 use fieldproof_link::probe::run_probers;
 use fieldproof_link::sys;
 use fieldproof_runtime::msgs::{builtin_interfaces::Time, std_msgs};
-use fieldproof_runtime::{qos, tracing, NodeBuilder, Param};
+use fieldproof_runtime::{qos, tracing, NodeBuilder, Param, ParamHandle};
 use futures::FutureExt;
 use std::io::Write;
 use std::net::{Ipv4Addr, SocketAddr, ToSocketAddrs};
@@ -61,67 +61,66 @@ fn wall_stamp() -> Time {
 }
 
 fn main() -> std::process::ExitCode {
+    let mut builder = NodeBuilder::new("ground_station");
+    let vehicles: ParamHandle<Vec<String>> = builder.declare(
+        Param::strings("vehicles", &[])
+            .description("the vehicles behind links")
+            .read_only(),
+    );
+    let addresses: ParamHandle<Vec<String>> = builder.declare(
+        Param::strings("addresses", &[])
+            .description("their radio addresses (empty: resolve the names)")
+            .read_only(),
+    );
+    let heartbeat_topic: ParamHandle<String> = builder.declare(
+        Param::string("heartbeat_topic", "gcs/heartbeat")
+            .topic()
+            .description("relative to each vehicle's namespace")
+            .read_only(),
+    );
+    let heartbeat_rate_hz: ParamHandle<f64> = builder.declare(
+        Param::double("heartbeat_rate_hz", 2.0)
+            .description("0: no heartbeat")
+            .range(0.0, 100.0)
+            .read_only(),
+    );
+    let heartbeats: ParamHandle<Vec<String>> = builder.declare(
+        Param::strings("heartbeats", &[])
+            .description(
+                "one per vehicle: '<vehicle> <topic> <rate_hz> <reliability> \
+                 <durability> <depth>'; when set, replaces heartbeat_topic and \
+                 heartbeat_rate_hz, and a vehicle without an entry gets none",
+            )
+            .read_only(),
+    );
+    let any_address: ParamHandle<bool> = builder.declare(
+        Param::bool("any_address", false)
+            .description("probe addresses outside 198.18.0.0/15 and loopback")
+            .read_only(),
+    );
+    let probe: ParamHandle<bool> = builder.declare(
+        Param::bool("probe", true)
+            .description("measure the links with ICMP echoes")
+            .read_only(),
+    );
+    let probe_realtime: ParamHandle<bool> = builder.declare(
+        Param::bool("probe_realtime", true)
+            .description(
+                "probe from a SCHED_FIFO thread (needs CAP_SYS_NICE, else a warning): \
+                 keeps the host's scheduling delays out of the round trips",
+            )
+            .read_only(),
+    );
+    let network_jsonl: ParamHandle<String> = builder.declare(
+        Param::string("network_jsonl", "")
+            .description("file for the windows (empty: none)")
+            .read_only(),
+    );
     fieldproof_runtime::main(
-        || {
-            NodeBuilder::new("ground_station")
-                .param(
-                    Param::strings("vehicles", &[])
-                        .description("the vehicles behind links")
-                        .read_only(),
-                )
-                .param(
-                    Param::strings("addresses", &[])
-                        .description("their radio addresses (empty: resolve the names)")
-                        .read_only(),
-                )
-                .param(
-                    Param::string("heartbeat_topic", "gcs/heartbeat")
-                        .topic()
-                        .description("relative to each vehicle's namespace")
-                        .read_only(),
-                )
-                .param(
-                    Param::double("heartbeat_rate_hz", 2.0)
-                        .description("0: no heartbeat")
-                        .range(0.0, 100.0)
-                        .read_only(),
-                )
-                .param(
-                    Param::strings("heartbeats", &[])
-                        .description(
-                            "one per vehicle: '<vehicle> <topic> <rate_hz> <reliability> \
-                             <durability> <depth>'; when set, replaces heartbeat_topic and \
-                             heartbeat_rate_hz, and a vehicle without an entry gets none",
-                        )
-                        .read_only(),
-                )
-                .param(
-                    Param::bool("any_address", false)
-                        .description("probe addresses outside 198.18.0.0/15 and loopback")
-                        .read_only(),
-                )
-                .param(
-                    Param::bool("probe", true)
-                        .description("measure the links with ICMP echoes")
-                        .read_only(),
-                )
-                .param(
-                    Param::bool("probe_realtime", true)
-                        .description(
-                            "probe from a SCHED_FIFO thread (needs CAP_SYS_NICE, else a warning): \
-                             keeps the host's scheduling delays out of the round trips",
-                        )
-                        .read_only(),
-                )
-                .param(
-                    Param::string("network_jsonl", "")
-                        .description("file for the windows (empty: none)")
-                        .read_only(),
-                )
-        },
+        move || builder,
         |node| async move {
-            let vehicles = node.param_strings("vehicles");
-            let given = node.param_strings("addresses");
+            let vehicles = vehicles.get();
+            let given = addresses.get();
             if !given.is_empty() && given.len() != vehicles.len() {
                 return Err(format!(
                     "addresses: {} given for {} vehicles",
@@ -136,17 +135,14 @@ fn main() -> std::process::ExitCode {
                 // Probes go only to the run's own radio addresses (or loopback) unless told.
                 let ours =
                     a.is_loopback() || (a.octets()[0] == 198 && (a.octets()[1] & 0xfe) == 18);
-                if !ours && !node.param_bool("any_address") {
+                if !ours && !any_address.get() {
                     return Err(format!("addresses: {a} ({v}) is outside the run's radio network 198.18.0.0/15 (set any_address:=true to probe it)").into());
                 }
                 links.push((v.clone(), a));
             }
-            let entries = node.param_strings("heartbeats");
+            let entries = heartbeats.get();
             let heartbeats: Vec<HeartbeatSpec> = if entries.is_empty() {
-                let (topic, rate_hz) = (
-                    node.param_str("heartbeat_topic"),
-                    node.param_f64("heartbeat_rate_hz"),
-                );
+                let (topic, rate_hz) = (heartbeat_topic.get(), heartbeat_rate_hz.get());
                 vehicles
                     .iter()
                     .filter(|_| rate_hz > 0.0)
@@ -202,7 +198,7 @@ fn main() -> std::process::ExitCode {
             }
             let network =
                 node.publisher::<std_msgs::String>("/fieldproof/network", qos::default())?;
-            let mut file = match node.param_str("network_jsonl") {
+            let mut file = match network_jsonl.get() {
                 p if p.is_empty() => None,
                 p => Some(
                     std::fs::OpenOptions::new()
@@ -216,9 +212,9 @@ fn main() -> std::process::ExitCode {
             let (tx, rx) = smol::channel::unbounded();
             let (etx, erx) = smol::channel::bounded::<String>(1);
             let _keep_open = (tx.clone(), etx.clone());
-            let prober = if node.param_bool("probe") && !links.is_empty() {
+            let prober = if probe.get() && !links.is_empty() {
                 let (st, l) = (stop.clone(), links.clone());
-                let realtime = node.param_bool("probe_realtime");
+                let realtime = probe_realtime.get();
                 Some(std::thread::spawn(move || {
                     sys::set_timer_slack(1);
                     if realtime && !sys::set_realtime(PROBE_PRIORITY) {

@@ -24,7 +24,7 @@ use fieldproof_link::profile::{presets, Network, NetworkSection, Verify};
 use fieldproof_link::shaper::{unix_now, LinkShaper};
 use fieldproof_link::tc;
 use fieldproof_runtime::msgs::std_msgs;
-use fieldproof_runtime::{qos, tracing, NodeBuilder, Param, ParamValue};
+use fieldproof_runtime::{qos, tracing, NodeBuilder, Param, ParamHandle};
 use futures::FutureExt;
 use std::time::Duration;
 
@@ -44,58 +44,48 @@ fn network(profile: &str, scenario: &str) -> Result<Network, String> {
 }
 
 fn main() -> std::process::ExitCode {
+    let mut builder = NodeBuilder::new("link_shaper");
+    let run_id: ParamHandle<String> = builder.declare(
+        Param::string("run_id", "")
+            .description("the run (1 to 12 of [a-z0-9]); names every namespace")
+            .read_only(),
+    );
+    let vehicles: ParamHandle<Vec<String>> = builder.declare(
+        Param::strings("vehicles", &[])
+            .description("one link per vehicle")
+            .read_only(),
+    );
+    let profile: ParamHandle<String> = builder.declare(
+        Param::string("profile", "wifi_good")
+            .description("every link's profile without a scenario")
+            .read_only(),
+    );
+    let scenario: ParamHandle<String> = builder.declare(
+        Param::string("scenario", "")
+            .description("scenario file whose network section configures the links")
+            .read_only(),
+    );
+    let backend: ParamHandle<String> = builder.declare(
+        Param::string("backend", "auto")
+            .description("auto, kernel or userspace")
+            .one_of(&["auto", "kernel", "userspace"])
+            .read_only(),
+    );
+    let keep: ParamHandle<bool> = builder.declare(
+        Param::bool("keep", false)
+            .description("keep the namespaces after the end")
+            .read_only(),
+    );
+    let events_jsonl: ParamHandle<String> = builder.declare(
+        Param::string("events_jsonl", "")
+            .description("file for the applied profile changes (empty: none)")
+            .read_only(),
+    );
     fieldproof_runtime::main(
-        || {
-            let one_of = |allowed: &'static [&'static str], name: &'static str| {
-                move |v: &ParamValue| match v {
-                    ParamValue::String(s) if allowed.contains(&s.as_str()) => Ok(()),
-                    other => Err(format!(
-                        "{name}: {other:?} is not one of {}",
-                        allowed.join(", ")
-                    )),
-                }
-            };
-            NodeBuilder::new("link_shaper")
-                .param(
-                    Param::string("run_id", "")
-                        .description("the run (1 to 12 of [a-z0-9]); names every namespace")
-                        .read_only(),
-                )
-                .param(
-                    Param::strings("vehicles", &[])
-                        .description("one link per vehicle")
-                        .read_only(),
-                )
-                .param(
-                    Param::string("profile", "wifi_good")
-                        .description("every link's profile without a scenario")
-                        .read_only(),
-                )
-                .param(
-                    Param::string("scenario", "")
-                        .description("scenario file whose network section configures the links")
-                        .read_only(),
-                )
-                .param(
-                    Param::string("backend", "auto")
-                        .description("auto, kernel or userspace")
-                        .read_only()
-                        .on_change(one_of(&["auto", "kernel", "userspace"], "backend")),
-                )
-                .param(
-                    Param::bool("keep", false)
-                        .description("keep the namespaces after the end")
-                        .read_only(),
-                )
-                .param(
-                    Param::string("events_jsonl", "")
-                        .description("file for the applied profile changes (empty: none)")
-                        .read_only(),
-                )
-        },
+        move || builder,
         |node| async move {
-            let net = network(&node.param_str("profile"), &node.param_str("scenario"))?;
-            let forced = match node.param_str("backend").as_str() {
+            let net = network(&profile.get(), &scenario.get())?;
+            let forced = match backend.get().as_str() {
                 "kernel" => Some(Backend::Kernel),
                 "userspace" => Some(Backend::Userspace),
                 "auto" => None,
@@ -106,8 +96,8 @@ fn main() -> std::process::ExitCode {
                 }
             };
             let backend = tc::select_backend(forced);
-            let run_id = node.param_str("run_id");
-            let vehicles = node.param_strings("vehicles");
+            let run_id = run_id.get();
+            let vehicles = vehicles.get();
             let epoch = unix_now();
             let mut shaper = LinkShaper::start(
                 &run_id,
@@ -117,7 +107,7 @@ fn main() -> std::process::ExitCode {
                 EmulatorConfig::default(),
                 epoch,
             )?;
-            shaper.keep(node.param_bool("keep"));
+            shaper.keep(keep.get());
             // The runner waits for this line (the topology: namespaces, addresses).
             println!(
                 "{}",
@@ -135,7 +125,7 @@ fn main() -> std::process::ExitCode {
             let result = node.publisher::<std_msgs::String>("~/result", qos::default())?;
             let in_force = node.publisher::<std_msgs::String>("~/in_force", qos::latched())?;
             let counters = node.publisher::<std_msgs::String>("~/counters", qos::default())?;
-            let events = node.param_str("events_jsonl");
+            let events = events_jsonl.get();
             // Rewritten on every change, so it is complete however the node ends.
             let publish_in_force = |s: &LinkShaper| {
                 if !events.is_empty() {
