@@ -48,13 +48,6 @@ impl ChildGuard {
             Err(std::io::Error::last_os_error())
         }
     }
-
-    /// The guarded child, no longer guarded.
-    pub fn into_inner(self) -> Child {
-        let mut this = std::mem::ManuallyDrop::new(self);
-        // SAFETY: `this` is never dropped, so the child is moved out exactly once.
-        unsafe { std::ptr::read(&mut this.child) }
-    }
 }
 
 impl Deref for ChildGuard {
