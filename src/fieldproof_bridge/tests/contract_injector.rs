@@ -91,7 +91,7 @@ fn the_bundle_configures_the_imu_adapter_and_its_fault() {
         ("gz".to_string(), "false".to_string()),
         ("use_sim_time".to_string(), "false".to_string()),
     ]);
-    let specs = fieldproof_tools::launch::load(
+    let specs = fieldproof_launch::load(
         &bundle.join("bridge.launch.yaml"),
         &args,
         std::slice::from_ref(&prefix),

@@ -7,7 +7,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use fieldproof_bridge::gen::{self, Options};
-use fieldproof_tools::launch;
+use fieldproof_launch as launch;
 
 fn repo() -> PathBuf {
     std::path::absolute(Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")).unwrap()

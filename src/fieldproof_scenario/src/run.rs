@@ -194,7 +194,7 @@ fn spawn(spec: &ProcSpec, current_ns: Option<&str>, logs: &Path) -> Result<Proc,
         .stdin(Stdio::null())
         .stderr(Stdio::from(err_file))
         .env("RCUTILS_COLORIZED_OUTPUT", "0");
-    fieldproof_runtime::child::supervised(&mut cmd);
+    fieldproof_launch::child::supervised(&mut cmd);
     let line_seen = Arc::new(AtomicBool::new(false));
     let wants_line = matches!(spec.ready, Ready::Line(_));
     if wants_line {

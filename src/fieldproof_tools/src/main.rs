@@ -4,16 +4,22 @@
 //! `ros2 run <package> <executable> [args...]` does on a ROS 2 machine: it resolves the
 //! executable through `AMENT_PREFIX_PATH` and replaces itself with it, passing every argument
 //! (including `--ros-args ...`) unchanged. `fieldproof launch` starts a YAML launch file as
-//! `ros2 launch` does.
+//! `ros2 launch` does. `fieldproof run` and `fieldproof validate` exec the `fieldproof-scenario`
+//! binary (git style), so this one stays small and quick to start: it links neither DDS, nor
+//! the recorder, nor the plots.
 
 use std::ffi::OsString;
 use std::os::unix::process::CommandExt;
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use fieldproof_tools::{ament, launch};
 
-mod scenario_cmd;
+/// The binary holding the scenario commands (`fieldproof_scenario`'s).
+const SCENARIO_BINARY: &str = "fieldproof-scenario";
+/// The package that installs it.
+const SCENARIO_PACKAGE: &str = "fieldproof_scenario";
 
 #[derive(Parser)]
 #[command(
@@ -59,26 +65,19 @@ enum Command {
     },
     /// Run a scenario; exits 0 (passed), 1 (an assertion or a link verdict failed), 2 (bad
     /// input or could not run). Evidence in the run directory.
+    #[command(disable_help_flag = true)]
     Run {
-        /// The scenario file.
-        scenario: std::path::PathBuf,
-        /// Run directory (default runs/<scenario>-<run id>).
-        #[arg(long)]
-        out: Option<std::path::PathBuf>,
-        /// Keep the network namespaces after the run.
-        #[arg(long)]
-        keep: bool,
-        /// Seed of the simulation's noise (overrides the scenario's).
-        #[arg(long)]
-        seed: Option<u64>,
-        /// Simulation speed (overrides the scenario's).
-        #[arg(long)]
-        real_time_factor: Option<f64>,
+        /// `<SCENARIO> [--out DIR] [--keep] [--seed N] [--real-time-factor F]`, parsed by
+        /// `fieldproof-scenario`.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<OsString>,
     },
     /// Validate a scenario (and the manifests and world it names) without running it.
+    #[command(disable_help_flag = true)]
     Validate {
-        /// The scenario file.
-        scenario: std::path::PathBuf,
+        /// `<SCENARIO>`, parsed by `fieldproof-scenario`.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<OsString>,
     },
 }
 
@@ -110,21 +109,14 @@ fn split_exec_args(argv: Vec<OsString>) -> (Vec<OsString>, Option<Vec<OsString>>
 }
 
 fn main() -> ExitCode {
-    let (words, passthrough) = split_exec_args(std::env::args_os().collect());
+    let argv: Vec<OsString> = std::env::args_os().collect();
+    if is_scenario_command(&argv) {
+        return exec_scenario_binary(&argv[1..]);
+    }
+    let (words, passthrough) = split_exec_args(argv);
     let mut cli = Cli::parse_from(words);
     if let (Command::Exec { args, .. }, Some(passed)) = (&mut cli.command, passthrough) {
         *args = passed;
-    }
-    match &cli.command {
-        Command::Run {
-            scenario,
-            out,
-            keep,
-            seed,
-            real_time_factor,
-        } => return scenario_cmd::run(scenario, out.clone(), *keep, *seed, *real_time_factor),
-        Command::Validate { scenario } => return scenario_cmd::validate(scenario),
-        _ => {}
     }
     let prefixes = match ament::prefixes(std::env::var("AMENT_PREFIX_PATH").ok().as_deref()) {
         Ok(p) => p,
@@ -156,7 +148,9 @@ fn main() -> ExitCode {
             ExitCode::from(1)
         }
         Command::Launch { words } => run_launch(&prefixes, &words),
-        Command::Run { .. } | Command::Validate { .. } => unreachable!("handled above"),
+        Command::Run { .. } | Command::Validate { .. } => {
+            unreachable!("is_scenario_command handled it")
+        }
         Command::Executables { package } => match ament::package_prefix(&prefixes, &package) {
             Ok(prefix) => {
                 for exe in ament::executables(&prefix, &package) {
@@ -214,6 +208,62 @@ fn run_launch(prefixes: &[std::path::PathBuf], words: &[String]) -> ExitCode {
     } else {
         ExitCode::SUCCESS
     }
+}
+
+/// Whether the words are a scenario command (`run`, `validate`, or `help` of one), which
+/// `fieldproof-scenario` parses and runs.
+fn is_scenario_command(argv: &[OsString]) -> bool {
+    let is_scenario = |w: Option<&OsString>| w.is_some_and(|w| w == "run" || w == "validate");
+    is_scenario(argv.get(1))
+        || (argv.get(1).is_some_and(|w| w == "help") && is_scenario(argv.get(2)))
+}
+
+/// Replaces this process with `fieldproof-scenario <words>`: same pid, stdio, signals and
+/// exit code, as if `fieldproof` ran the scenario command itself.
+fn exec_scenario_binary(words: &[OsString]) -> ExitCode {
+    let Some(binary) = find_scenario_binary() else {
+        eprintln!(
+            "fieldproof: the scenario commands need {SCENARIO_BINARY} (package {SCENARIO_PACKAGE}): \
+             not found next to {} nor in AMENT_PREFIX_PATH; build it (cargo build -p \
+             {SCENARIO_PACKAGE}, or scripts/build) or source install/setup.bash",
+            std::env::current_exe()
+                .map(|p| p.display().to_string())
+                .unwrap_or_else(|_| "fieldproof".into())
+        );
+        return ExitCode::from(2);
+    };
+    let err = std::process::Command::new(&binary).args(words).exec();
+    eprintln!("fieldproof: cannot run {}: {err}", binary.display());
+    ExitCode::from(2)
+}
+
+/// Where `fieldproof-scenario` is: next to this binary (a cargo target directory, a merged
+/// install), in the sibling package of an isolated colcon install tree
+/// (`<install>/fieldproof_tools/lib/fieldproof_tools/fieldproof` →
+/// `<install>/fieldproof_scenario/lib/fieldproof_scenario/`), or through `AMENT_PREFIX_PATH`.
+fn find_scenario_binary() -> Option<PathBuf> {
+    let own_dir = std::env::current_exe()
+        .ok()
+        .and_then(|p| p.canonicalize().ok())
+        .and_then(|p| p.parent().map(PathBuf::from));
+    let mut candidates = Vec::new();
+    if let Some(dir) = &own_dir {
+        candidates.push(dir.join(SCENARIO_BINARY));
+        candidates.push(dir.join("..").join(SCENARIO_PACKAGE).join(SCENARIO_BINARY));
+        candidates.push(
+            dir.join("../../..")
+                .join(SCENARIO_PACKAGE)
+                .join("lib")
+                .join(SCENARIO_PACKAGE)
+                .join(SCENARIO_BINARY),
+        );
+    }
+    if let Ok(prefixes) = ament::prefixes(std::env::var("AMENT_PREFIX_PATH").ok().as_deref()) {
+        if let Ok(path) = ament::find_executable(&prefixes, SCENARIO_PACKAGE, SCENARIO_BINARY) {
+            candidates.push(path);
+        }
+    }
+    candidates.into_iter().find(|p| p.is_file())
 }
 
 fn fail(err: ament::AmentError) -> ExitCode {

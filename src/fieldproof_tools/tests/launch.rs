@@ -229,9 +229,9 @@ fn stopping_sends_sigint_then_escalates() {
         ),
     ];
     // Generous enough that a loaded host still lets the polite child run its trap in time.
-    let timeouts = supervisor::StopTimeouts {
-        sigterm: Duration::from_secs(3),
-        sigkill: Duration::from_secs(5),
+    let timeouts = supervisor::StopPolicy {
+        sigterm_after: Duration::from_secs(3),
+        sigkill_after: Duration::from_secs(5),
     };
     let running = supervisor::Launch::start(&specs, timeouts).unwrap();
     // Stop only once both traps are installed: a signal before that is the default action.

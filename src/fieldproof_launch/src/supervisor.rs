@@ -1,38 +1,20 @@
 //! Runs a launch's processes the way `ros2 launch` does: output lines prefixed with the
 //! process label, children that die reported with their exit code, Ctrl-C (SIGINT/SIGTERM to
 //! the launcher) forwarded as SIGINT to every child, escalated to SIGTERM and then SIGKILL for
-//! children that do not stop in time.
+//! children that do not stop in time ([`StopPolicy`]).
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::os::unix::process::ExitStatusExt;
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use nix::sys::signal::{kill, Signal};
 use nix::unistd::Pid;
 
-use super::ProcessSpec;
-
-/// How long children get after SIGINT before SIGTERM, and after SIGTERM before SIGKILL
-/// (launch's `sigterm_timeout` and `sigkill_timeout`).
-#[derive(Debug, Clone, Copy)]
-pub struct StopTimeouts {
-    /// SIGINT → SIGTERM.
-    pub sigterm: Duration,
-    /// SIGTERM → SIGKILL.
-    pub sigkill: Duration,
-}
-
-impl Default for StopTimeouts {
-    fn default() -> Self {
-        Self {
-            sigterm: Duration::from_secs(5),
-            sigkill: Duration::from_secs(5),
-        }
-    }
-}
+pub use crate::stop::StopPolicy;
+use crate::ProcessSpec;
 
 /// How one process ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -70,7 +52,7 @@ pub struct Launch {
     children: Vec<Running>,
     exits: Vec<Exit>,
     stop_requested: Arc<AtomicBool>,
-    timeouts: StopTimeouts,
+    policy: StopPolicy,
 }
 
 struct Running {
@@ -83,12 +65,12 @@ struct Running {
 
 impl Launch {
     /// Start every process. A process that cannot start stops the ones already started.
-    pub fn start(specs: &[ProcessSpec], timeouts: StopTimeouts) -> std::io::Result<Launch> {
+    pub fn start(specs: &[ProcessSpec], policy: StopPolicy) -> std::io::Result<Launch> {
         let mut launch = Launch {
             children: Vec::new(),
             exits: Vec::new(),
             stop_requested: Arc::new(AtomicBool::new(false)),
-            timeouts,
+            policy,
         };
         for spec in specs {
             match spawn(spec) {
@@ -148,29 +130,25 @@ impl Launch {
         }
     }
 
-    /// Stop all processes: SIGINT, then SIGTERM, then SIGKILL, waiting the timeouts between.
+    /// Stop all processes by the [`StopPolicy`]: SIGINT, then SIGTERM, then SIGKILL.
     pub fn stop(&mut self) {
-        let escalation = [
-            (Signal::SIGINT, self.timeouts.sigterm),
-            (Signal::SIGTERM, self.timeouts.sigkill),
-            (Signal::SIGKILL, Duration::from_secs(5)),
-        ];
-        for (signal, grace) in escalation {
-            if self.children.is_empty() {
-                break;
-            }
-            for running in &self.children {
-                if signal != Signal::SIGINT {
-                    log_error(&running.label, &format!("failed to stop, sending {signal}"));
+        let policy = self.policy;
+        let launch = std::cell::RefCell::new(self);
+        policy.stop(
+            |signal| {
+                for running in &launch.borrow().children {
+                    if signal != Signal::SIGINT {
+                        log_error(&running.label, &format!("failed to stop, sending {signal}"));
+                    }
+                    let _ = kill(Pid::from_raw(running.child.id() as i32), signal);
                 }
-                let _ = kill(Pid::from_raw(running.child.id() as i32), signal);
-            }
-            let deadline = Instant::now() + grace;
-            while !self.children.is_empty() && Instant::now() < deadline {
-                self.reap(true);
-                std::thread::sleep(Duration::from_millis(20));
-            }
-        }
+            },
+            || {
+                let mut launch = launch.borrow_mut();
+                launch.reap(true);
+                launch.children.is_empty()
+            },
+        );
     }
 
     /// Collect ended children; true when one of them asks for the launch to shut down.
@@ -207,7 +185,7 @@ fn spawn(spec: &ProcessSpec) -> std::io::Result<Running> {
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
-    fieldproof_runtime::child::supervised(&mut command);
+    crate::child::supervised(&mut command);
     for var in &spec.unset_env {
         command.env_remove(var);
     }

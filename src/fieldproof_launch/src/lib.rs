@@ -1,4 +1,10 @@
-//! A launcher for ROS 2 YAML launch files (the `launch:` frontend format `ros2 launch` reads).
+//! Process supervision for fieldproof, shared by `fieldproof launch` and the scenario runner:
+//!
+//! - [`child`]: how a supervised child is started (own process group, parent-death signal);
+//! - [`stop`]: the one stop policy ([`StopPolicy`]: SIGINT, then SIGTERM, then SIGKILL);
+//! - [`ament`]: finding installed packages and executables through `AMENT_PREFIX_PATH`;
+//! - the launcher for ROS 2 YAML launch files (the `launch:` frontend format `ros2 launch`
+//!   reads), below.
 //!
 //! [`load`] turns a launch file and its arguments into the processes it starts
 //! ([`ProcessSpec`]), resolving substitutions, groups, namespaces, includes and node
@@ -11,6 +17,9 @@
 //! `args`, `ros_args`, `env`, `on_exit: shutdown`), `executable` (`cmd`, `name`), and `if`/`unless`
 //! on every entity. Python launch files are refused with a clear message.
 
+pub mod ament;
+pub mod child;
+pub mod stop;
 mod subst;
 pub mod supervisor;
 mod yaml;
@@ -18,6 +27,7 @@ mod yaml;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+pub use stop::StopPolicy;
 pub use subst::Scope;
 
 /// Why a launch file could not be turned into processes.
