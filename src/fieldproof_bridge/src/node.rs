@@ -6,70 +6,69 @@
 use std::sync::Arc;
 
 use fieldproof_runtime::msgs::RosMessage;
-use fieldproof_runtime::{qos, tracing, Node, NodeBuilder, NodeResult, Param, ParamValue};
+use fieldproof_runtime::{
+    qos, tracing, Node, NodeBuilder, NodeResult, Param, ParamHandle, ParamValue,
+};
 use futures::StreamExt;
 
 use crate::faults::{FaultSwitches, Injector};
 
+/// The handles of the parameters every injector declares ([`injector_builder`]).
+#[derive(Clone)]
+pub struct InjectorParams {
+    /// `input`: the topic the adapter reads.
+    pub input: ParamHandle<String>,
+    /// `output`: the topic the adapter publishes.
+    pub output: ParamHandle<String>,
+    /// `input_qos_reliability`: `reliable` or `best_effort`.
+    pub input_qos_reliability: ParamHandle<String>,
+    /// `dropout`: publish nothing while true.
+    pub dropout: ParamHandle<bool>,
+    /// `freeze`: repeat the last message while true.
+    pub freeze: ParamHandle<bool>,
+}
+
 /// A node builder with the parameters every injector declares, for an adapter whose
-/// contract QoS defaults to ROS 2's default profile.
-pub fn injector_builder(default_name: &str) -> NodeBuilder {
-    NodeBuilder::new(default_name)
-        .param(
+/// contract QoS defaults to ROS 2's default profile, and their handles.
+pub fn injector_builder(default_name: &str) -> (NodeBuilder, InjectorParams) {
+    let mut builder = NodeBuilder::new(default_name);
+    let params = InjectorParams {
+        input: builder.declare(
             Param::string("input", "input")
                 .description("topic the adapter reads (the bridge's hidden topic)")
                 .topic()
                 .read_only(),
-        )
-        .param(
+        ),
+        output: builder.declare(
             Param::string("output", "output")
                 .description("topic the adapter publishes (the contract topic)")
                 .topic()
                 .read_only(),
-        )
-        .param(
+        ),
+        input_qos_reliability: builder.declare(
             Param::string("input_qos_reliability", "reliable")
                 .description("reliability of the input subscription: reliable | best_effort")
-                .constraints("reliable | best_effort")
-                .read_only()
-                .on_change(|v| reliability_of(v).map(|_| ())),
-        )
-        .param(
+                .one_of(&["reliable", "best_effort"])
+                .read_only(),
+        ),
+        dropout: builder.declare(
             Param::bool("dropout", false)
                 .description("fault: publish nothing while true (the sensor is silent)"),
-        )
-        .param(Param::bool("freeze", false).description(
+        ),
+        freeze: builder.declare(Param::bool("freeze", false).description(
             "fault: repeat the last message as it was, stamp included, at the input's rate (the sensor hangs)",
-        ))
-        .qos_params(qos::default())
-}
-
-fn reliability_of(v: &ParamValue) -> Result<bool, String> {
-    match v {
-        ParamValue::String(s) if s == "reliable" => Ok(true),
-        ParamValue::String(s) if s == "best_effort" => Ok(false),
-        // `other` displays quoted already ('sometimes').
-        other => Err(format!(
-            "input_qos_reliability: {other} is not one of reliable, best_effort"
         )),
-    }
+    };
+    (builder.qos_params(qos::default()), params)
 }
 
 /// The fault switches of a node, kept in step with its `dropout` and `freeze` parameters.
-pub fn fault_switches(node: &Node) -> Arc<FaultSwitches> {
-    let switches = FaultSwitches::new(node.param_bool("dropout"), node.param_bool("freeze"));
+pub fn fault_switches(params: &InjectorParams) -> Arc<FaultSwitches> {
+    let switches = FaultSwitches::new(params.dropout.get(), params.freeze.get());
     let s = switches.clone();
-    node.on_parameter_changed("dropout", move |v| {
-        if let ParamValue::Bool(on) = v {
-            s.set_dropout(*on);
-        }
-    });
+    params.dropout.follow(move |on| s.set_dropout(*on));
     let s = switches.clone();
-    node.on_parameter_changed("freeze", move |v| {
-        if let ParamValue::Bool(on) = v {
-            s.set_freeze(*on);
-        }
-    });
+    params.freeze.follow(move |on| s.set_freeze(*on));
     switches
 }
 
@@ -79,17 +78,17 @@ pub fn fault_switches(node: &Node) -> Arc<FaultSwitches> {
 /// cannot be read (malformed, wrong type) is logged and skipped.
 pub async fn run_pipeline<T: RosMessage>(
     node: &Node,
+    params: &InjectorParams,
     mut transform: impl FnMut(T) -> Option<T>,
     until: impl std::future::Future<Output = ()>,
 ) -> NodeResult {
-    let input_qos =
-        match reliability_of(&ParamValue::String(node.param_str("input_qos_reliability")))? {
-            true => qos::default(),
-            false => qos::default().best_effort(),
-        }
-        .keep_last(node.param_int("qos_depth").max(1) as usize);
-    let sub = node.subscription::<T>(&node.param_str("input"), input_qos)?;
-    let out = node.publisher::<T>(&node.param_str("output"), node.qos_from_params())?;
+    let input_qos = match params.input_qos_reliability.get().as_str() {
+        "best_effort" => qos::default().best_effort(),
+        _ => qos::default(),
+    }
+    .keep_last(node.param_as::<i64>("qos_depth")?.max(1) as usize);
+    let sub = node.subscription::<T>(&params.input.get(), input_qos)?;
+    let out = node.publisher::<T>(&params.output.get(), node.qos_from_params())?;
     tracing::info!(
         "{}: {} -> {} ({:?})",
         T::TYPE_NAME,
@@ -97,7 +96,7 @@ pub async fn run_pipeline<T: RosMessage>(
         out.topic(),
         node.qos_from_params()
     );
-    let mut injector = Injector::new(fault_switches(node));
+    let mut injector = Injector::new(fault_switches(params));
     let mut messages = std::pin::pin!(sub.stream().fuse());
     let mut until = std::pin::pin!(futures::FutureExt::fuse(until));
     loop {
@@ -132,14 +131,12 @@ pub fn vector3_param(name: &str, description: &str) -> Param {
 }
 
 /// The current value of a [`vector3_param`], kept in step with the parameter.
-pub fn watch_vector3(node: &Node, name: &str) -> Arc<std::sync::RwLock<[f64; 3]>> {
+pub fn follow_vector3(param: &ParamHandle<Vec<f64>>) -> Arc<std::sync::RwLock<[f64; 3]>> {
     let cell = Arc::new(std::sync::RwLock::new([0.0; 3]));
     let c = cell.clone();
-    node.on_parameter_changed(name, move |v| {
-        if let ParamValue::DoubleArray(xs) = v {
-            if let [x, y, z] = xs[..] {
-                *c.write().expect("not poisoned") = [x, y, z];
-            }
+    param.follow(move |xs| {
+        if let [x, y, z] = xs[..] {
+            *c.write().expect("not poisoned") = [x, y, z];
         }
     });
     cell

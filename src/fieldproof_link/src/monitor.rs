@@ -37,12 +37,15 @@ pub enum LossAction {
 impl LossAction {
     /// The names the `loss_action` parameter accepts.
     pub const NAMES: &'static str = "stop, hold, land, continue";
+    /// The same names, one each: the parameter's choices.
+    pub const CHOICES: [&'static str; 4] = ["stop", "hold", "land", "continue"];
 
     /// Parses the `loss_action` parameter's value; `descent_mps` is the land speed.
     pub fn parse(name: &str, descent_mps: f64) -> Result<LossAction, String> {
         match name {
             "stop" => Ok(LossAction::Stop),
             "hold" => Ok(LossAction::Hold),
+            "continue" => Ok(LossAction::Continue),
             "land" if descent_mps > 0.0 && descent_mps <= MAX_LAND_DESCENT_MPS => {
                 Ok(LossAction::Land { descent_mps })
             }
@@ -298,6 +301,17 @@ mod tests {
             .unwrap_err()
             .starts_with("land_descent_mps: 50"));
         assert!(LossAction::parse("land", f64::NAN).is_err());
+    }
+
+    #[test]
+    fn the_choices_are_the_names() {
+        assert_eq!(LossAction::CHOICES.join(", "), LossAction::NAMES);
+        for name in LossAction::CHOICES {
+            assert!(
+                LossAction::parse(name, DEFAULT_LAND_DESCENT_MPS).is_ok(),
+                "{name}"
+            );
+        }
     }
 
     #[test]

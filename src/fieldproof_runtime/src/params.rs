@@ -208,6 +208,23 @@ impl Param {
     /// Checks `value` against type, range and choices (not read-only). `Err` is the
     /// ROS-style reason.
     pub(crate) fn check(&self, value: &ParamValue) -> Result<(), String> {
+        self.check_shape(value)?;
+        self.check_choices(value)
+    }
+
+    /// Checks `value` against the declaration (as [`Self::check`]) and the parameter's
+    /// hook: type, range and topic first, then the hook (which may explain a refusal
+    /// better than the bare choices do), then the choices.
+    pub(crate) fn judge(&self, value: &ParamValue) -> Result<(), String> {
+        self.check_shape(value)?;
+        if let Some(hook) = &self.hook {
+            hook(&self.name, value)?;
+        }
+        self.check_choices(value)
+    }
+
+    /// Type, range and topic checks.
+    fn check_shape(&self, value: &ParamValue) -> Result<(), String> {
         if !self.dynamic_typing && value.ptype() != self.default.ptype() {
             return Err(format!(
                 "Wrong parameter type, parameter {{{}}} is of type {{{}}}, setting it to {{{}}} is not allowed.",
@@ -216,7 +233,6 @@ impl Param {
                 value.ptype()
             ));
         }
-        self.check_choices(value)?;
         let out = |v: &dyn std::fmt::Display| {
             Err(format!(
                 "Parameter {{{}}} doesn't comply with {} range: {v} is not in {}.",
@@ -521,11 +537,8 @@ impl ParamStore {
                 source_: source.to_string(),
                 reason,
             };
-            d.check(&v).map_err(bad)?;
             // The validation hooks judge start-up values as they judge run-time changes.
-            if let Some(hook) = &d.hook {
-                hook(name, &v).map_err(bad)?;
-            }
+            d.judge(&v).map_err(bad)?;
             for hook in &node_hooks {
                 hook(name, &v).map_err(bad)?;
             }
@@ -635,10 +648,7 @@ impl ParamStore {
             return Err(format!("Trying to set a read-only parameter: {name}."));
         }
         let value = value.clone().retype_empty_array(d.default.ptype());
-        d.check(&value)?;
-        if let Some(h) = &d.hook {
-            h(name, &value)?;
-        }
+        d.judge(&value)?;
         Ok(value)
     }
 

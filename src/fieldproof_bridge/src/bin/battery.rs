@@ -9,70 +9,94 @@ use fieldproof_bridge::adapters::battery::{BatteryModel, BatterySpec};
 use fieldproof_bridge::faults::Injector;
 use fieldproof_bridge::node::{fault_switches, injector_builder};
 use fieldproof_runtime::msgs::sensor_msgs::BatteryState;
-use fieldproof_runtime::{tracing, Param, ParamValue};
+use fieldproof_runtime::{tracing, Param, ParamHandle};
 
 fn main() -> std::process::ExitCode {
+    let (mut builder, injector) = injector_builder("battery");
+    let rate_hz: ParamHandle<f64> = builder.declare(
+        Param::double("rate_hz", 1.0)
+            .range(0.01, 1000.0)
+            .read_only()
+            .description("publishing rate, Hz of the node's clock"),
+    );
+    let full_voltage_v: ParamHandle<f64> = builder.declare(
+        Param::double("full_voltage_v", 25.2)
+            .range(0.0, 1000.0)
+            .read_only()
+            .description("power.battery.full_voltage_v"),
+    );
+    let empty_voltage_v: ParamHandle<f64> = builder.declare(
+        Param::double("empty_voltage_v", 19.8)
+            .range(0.0, 1000.0)
+            .read_only()
+            .description("power.battery.empty_voltage_v"),
+    );
+    let capacity_ah: ParamHandle<f64> = builder.declare(
+        Param::double("capacity_ah", 10.0)
+            .range(0.0, 100_000.0)
+            .read_only()
+            .description("power.battery.capacity_ah"),
+    );
+    let frame_id: ParamHandle<String> = builder.declare(
+        Param::string("frame_id", "base_link")
+            .read_only()
+            .description("power.battery.frame_id"),
+    );
+    let percentage: ParamHandle<f64> = builder.declare(
+        Param::double("percentage", 1.0)
+            .range(0.0, 1.0)
+            .description("set the state of charge at once (0 to 1); cancels a drain"),
+    );
+    let drain_to: ParamHandle<f64> = builder.declare(
+        Param::double("drain_to", 0.0)
+            .range(0.0, 1.0)
+            .description("battery.drain: target state of charge (0 to 1) of the next drain"),
+    );
+    let drain_duration_s: ParamHandle<f64> = builder.declare(
+        Param::double("drain_duration_s", 0.0)
+            .range(0.0, 1e6)
+            .description(
+            "battery.drain: setting it starts a linear drain to drain_to over this many seconds",
+        ),
+    );
     fieldproof_runtime::main(
-        || {
-            injector_builder("battery")
-                .param(Param::double("rate_hz", 1.0).range(0.01, 1000.0).read_only()
-                    .description("publishing rate, Hz of the node's clock"))
-                .param(Param::double("full_voltage_v", 25.2).range(0.0, 1000.0).read_only()
-                    .description("power.battery.full_voltage_v"))
-                .param(Param::double("empty_voltage_v", 19.8).range(0.0, 1000.0).read_only()
-                    .description("power.battery.empty_voltage_v"))
-                .param(Param::double("capacity_ah", 10.0).range(0.0, 100_000.0).read_only()
-                    .description("power.battery.capacity_ah"))
-                .param(Param::string("frame_id", "base_link").read_only()
-                    .description("power.battery.frame_id"))
-                .param(Param::double("percentage", 1.0).range(0.0, 1.0)
-                    .description("set the state of charge at once (0 to 1); cancels a drain"))
-                .param(Param::double("drain_to", 0.0).range(0.0, 1.0)
-                    .description("battery.drain: target state of charge (0 to 1) of the next drain"))
-                .param(Param::double("drain_duration_s", 0.0).range(0.0, 1e6)
-                    .description("battery.drain: setting it starts a linear drain to drain_to over this many seconds"))
-        },
+        move || builder,
         |node| async move {
             let spec = BatterySpec {
-                full_voltage_v: node.param_f64("full_voltage_v"),
-                empty_voltage_v: node.param_f64("empty_voltage_v"),
-                capacity_ah: node.param_f64("capacity_ah"),
-                frame_id: node.param_str("frame_id"),
+                full_voltage_v: full_voltage_v.get(),
+                empty_voltage_v: empty_voltage_v.get(),
+                capacity_ah: capacity_ah.get(),
+                frame_id: frame_id.get(),
             };
             let model = Arc::new(Mutex::new(BatteryModel::new(spec)));
             let clock = node.clock();
             {
                 let model = model.clone();
-                node.on_parameter_changed("percentage", move |v| {
-                    if let ParamValue::Double(p) = v {
-                        model.lock().expect("not poisoned").set_percentage(*p);
-                    }
+                percentage.follow(move |p| {
+                    model.lock().expect("not poisoned").set_percentage(*p);
                 });
             }
             {
-                let (model, drain_to, clock) =
-                    (model.clone(), node.watch_f64("drain_to"), clock.clone());
+                let (model, clock) = (model.clone(), clock.clone());
                 let initial_cell = std::sync::atomic::AtomicBool::new(true);
-                node.on_parameter_changed("drain_duration_s", move |v| {
+                drain_duration_s.follow(move |duration| {
                     // Called once at startup with the configured value: a drain starts only when set.
                     if initial_cell.swap(false, std::sync::atomic::Ordering::SeqCst) {
                         return;
                     }
-                    if let ParamValue::Double(duration) = v {
-                        let target = drain_to.get();
-                        tracing::info!("draining to {:.0} % over {duration} s", target * 100.0);
-                        model.lock().expect("not poisoned").start_drain(
-                            clock.now_nanos(),
-                            target,
-                            *duration,
-                        );
-                    }
+                    let target = drain_to.get();
+                    tracing::info!("draining to {:.0} % over {duration} s", target * 100.0);
+                    model.lock().expect("not poisoned").start_drain(
+                        clock.now_nanos(),
+                        target,
+                        *duration,
+                    );
                 });
             }
             let out =
-                node.publisher::<BatteryState>(&node.param_str("output"), node.qos_from_params())?;
-            let mut injector = Injector::new(fault_switches(&node));
-            let mut timer = node.timer_hz(node.param_f64("rate_hz"));
+                node.publisher::<BatteryState>(&injector.output.get(), node.qos_from_params())?;
+            let mut injector = Injector::new(fault_switches(&injector));
+            let mut timer = node.timer_hz(rate_hz.get());
             loop {
                 futures::select! {
                     now = futures::FutureExt::fuse(timer.tick()) => {

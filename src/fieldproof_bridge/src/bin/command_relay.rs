@@ -8,30 +8,23 @@ use fieldproof_bridge::adapters::command::{SpeedLimits, Verdict};
 use fieldproof_bridge::node::{injector_builder, run_pipeline};
 use fieldproof_runtime::logging::Throttle;
 use fieldproof_runtime::msgs::geometry_msgs::Twist;
-use fieldproof_runtime::{tracing, Param, MALFORMED_LOG_PERIOD};
+use fieldproof_runtime::{tracing, Param, ParamHandle, MALFORMED_LOG_PERIOD};
 
 fn main() -> std::process::ExitCode {
+    let (mut builder, injector) = injector_builder("command_relay");
+    let max_linear: ParamHandle<f64> = builder.declare(
+        Param::double("max_linear_mps", 0.0)
+            .range(0.0, 1000.0)
+            .description("fault actuator.limit: cap on the linear speed, m/s (0: no limit)"),
+    );
+    let max_angular: ParamHandle<f64> = builder.declare(
+        Param::double("max_angular_radps", 0.0)
+            .range(0.0, 1000.0)
+            .description("fault actuator.limit: cap on the angular speed, rad/s (0: no limit)"),
+    );
     fieldproof_runtime::main(
-        || {
-            injector_builder("command_relay")
-                .param(
-                    Param::double("max_linear_mps", 0.0)
-                        .range(0.0, 1000.0)
-                        .description(
-                            "fault actuator.limit: cap on the linear speed, m/s (0: no limit)",
-                        ),
-                )
-                .param(
-                    Param::double("max_angular_radps", 0.0)
-                        .range(0.0, 1000.0)
-                        .description(
-                            "fault actuator.limit: cap on the angular speed, rad/s (0: no limit)",
-                        ),
-                )
-        },
+        move || builder,
         |node| async move {
-            let max_linear = node.watch_f64("max_linear_mps");
-            let max_angular = node.watch_f64("max_angular_radps");
             let mut non_finite = Throttle::new(MALFORMED_LOG_PERIOD);
             let transform = move |twist: Twist| {
                 let limits = SpeedLimits {
@@ -50,7 +43,7 @@ fn main() -> std::process::ExitCode {
                 }
                 Some(verdict.command())
             };
-            run_pipeline(&node, transform, node.shutdown_requested()).await
+            run_pipeline(&node, &injector, transform, node.shutdown_requested()).await
         },
     )
 }

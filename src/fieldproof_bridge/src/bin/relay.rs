@@ -5,33 +5,36 @@
 //! `ros_type` may be changed at run time (the relay re-subscribes); an unknown type is logged
 //! and the node keeps running, relaying nothing, until a known one is set.
 
-use fieldproof_bridge::node::{injector_builder, run_pipeline};
+use fieldproof_bridge::node::{injector_builder, run_pipeline, InjectorParams};
 use fieldproof_runtime::msgs::{dispatch, MaybeStamped, MessageKind, RosMessage};
-use fieldproof_runtime::{tracing, Node, NodeResult, Param, ParamValue};
+use fieldproof_runtime::{tracing, Node, NodeResult, Param, ParamHandle, ParamValue};
 use futures::StreamExt;
 
 fn main() -> std::process::ExitCode {
+    let (mut builder, injector) = injector_builder("relay");
+    // Checked at run time only (see `relay`): an unknown type at start-up is logged and the
+    // relay waits for a known one.
+    let ros_type = builder.declare(
+        Param::string("ros_type", "")
+            .description("ROS type of input and output, e.g. sensor_msgs/msg/LaserScan"),
+    );
+    let ros_frame_id = builder.declare(
+        Param::string("ros_frame_id", "")
+            .description("relabel header.frame_id to this (empty: keep the input's)")
+            .read_only(),
+    );
     fieldproof_runtime::main(
-        || {
-            injector_builder("relay")
-                .param(
-                    // Checked at run time only (see `relay`): an unknown type at start-up is
-                    // logged and the relay waits for a known one.
-                    Param::string("ros_type", "").description(
-                        "ROS type of input and output, e.g. sensor_msgs/msg/LaserScan",
-                    ),
-                )
-                .param(
-                    Param::string("ros_frame_id", "")
-                        .description("relabel header.frame_id to this (empty: keep the input's)")
-                        .read_only(),
-                )
-        },
-        |node| async move { relay(&node).await },
+        move || builder,
+        |node| async move { relay(&node, &injector, &ros_type, &ros_frame_id).await },
     )
 }
 
-async fn relay(node: &Node) -> NodeResult {
+async fn relay(
+    node: &Node,
+    injector: &InjectorParams,
+    ros_type_param: &ParamHandle<String>,
+    ros_frame_id: &ParamHandle<String>,
+) -> NodeResult {
     node.on_set_parameter(|name, v| match (name, v) {
         ("ros_type", ParamValue::String(t)) => MessageKind::from_name(t)
             .map(|_| ())
@@ -40,19 +43,20 @@ async fn relay(node: &Node) -> NodeResult {
         _ => Ok(()),
     });
     let (changed_tx, mut changed_rx) = futures::channel::mpsc::unbounded::<()>();
-    node.on_parameter_changed("ros_type", move |_| {
+    ros_type_param.follow(move |_| {
         let _ = changed_tx.unbounded_send(());
     });
-    let frame = node.param_str("ros_frame_id");
+    let frame = ros_frame_id.get();
     loop {
         // Drain the notifications that led here, then run until the next change.
         while changed_rx.try_recv().is_ok() {}
-        let ros_type = node.param_str("ros_type");
+        let ros_type = ros_type_param.get();
         let type_changed = async {
             changed_rx.next().await;
         };
         match dispatch!(ros_type, |T| run_pipeline::<T>(
             node,
+            injector,
             relabel::<T>(&frame),
             type_changed
         )

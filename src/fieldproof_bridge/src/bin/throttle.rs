@@ -3,51 +3,59 @@
 //! 1 kHz → the manifest's 50 Hz); `dropout`, `freeze`.
 
 use fieldproof_bridge::adapters::throttle::StampThrottle;
-use fieldproof_bridge::node::{injector_builder, run_pipeline};
+use fieldproof_bridge::node::{injector_builder, run_pipeline, InjectorParams};
 use fieldproof_runtime::msgs::{dispatch_stamped, MessageKind, Stamped};
-use fieldproof_runtime::{tracing, Node, NodeResult, Param, ParamValue};
+use fieldproof_runtime::{tracing, Node, NodeResult, Param, ParamHandle, ParamValue};
 
 fn main() -> std::process::ExitCode {
+    let (mut builder, injector) = injector_builder("throttle");
+    let settings = ThrottleParams {
+        ros_type: builder.declare(
+            Param::string("ros_type", "sensor_msgs/msg/JointState")
+                .read_only()
+                .description("ROS type of input and output; must carry a header")
+                .on_change(|v| match v {
+                    ParamValue::String(t) => MessageKind::from_name(t)
+                        .map(|_| ())
+                        .map_err(|e| e.to_string()),
+                    _ => Err("ros_type: not a string".into()),
+                }),
+        ),
+        rate_hz: builder.declare(
+            Param::double("rate_hz", 50.0)
+                .range(0.001, 100_000.0)
+                .read_only()
+                .description("rate to pass, Hz (by header stamps)"),
+        ),
+        gz_rate: builder.declare(
+            Param::double("gz_rate", 0.0)
+                .range(0.0, 100_000.0)
+                .read_only()
+                .description("rate the input is published at, Hz (0: unknown)"),
+        ),
+    };
     fieldproof_runtime::main(
-        || {
-            injector_builder("throttle")
-                .param(
-                    Param::string("ros_type", "sensor_msgs/msg/JointState")
-                        .read_only()
-                        .description("ROS type of input and output; must carry a header")
-                        .on_change(|v| match v {
-                            ParamValue::String(t) => MessageKind::from_name(t)
-                                .map(|_| ())
-                                .map_err(|e| e.to_string()),
-                            _ => Err("ros_type: not a string".into()),
-                        }),
-                )
-                .param(
-                    Param::double("rate_hz", 50.0)
-                        .range(0.001, 100_000.0)
-                        .read_only()
-                        .description("rate to pass, Hz (by header stamps)"),
-                )
-                .param(
-                    Param::double("gz_rate", 0.0)
-                        .range(0.0, 100_000.0)
-                        .read_only()
-                        .description("rate the input is published at, Hz (0: unknown)"),
-                )
-        },
-        |node| async move { throttle(&node).await },
+        move || builder,
+        |node| async move { throttle(&node, &injector, &settings).await },
     )
 }
 
-async fn throttle(node: &Node) -> NodeResult {
-    let ros_type = node.param_str("ros_type");
-    let mut rule = StampThrottle::new(node.param_f64("rate_hz"), node.param_f64("gz_rate"));
+/// The throttle's own parameters.
+struct ThrottleParams {
+    ros_type: ParamHandle<String>,
+    rate_hz: ParamHandle<f64>,
+    gz_rate: ParamHandle<f64>,
+}
+
+async fn throttle(node: &Node, injector: &InjectorParams, settings: &ThrottleParams) -> NodeResult {
+    let ros_type = settings.ros_type.get();
+    let mut rule = StampThrottle::new(settings.rate_hz.get(), settings.gz_rate.get());
     let result = dispatch_stamped!(ros_type, |T| {
         let transform = |msg: T| {
             let stamp = msg.header().stamp;
             rule.pass(stamp.to_nanos()).then_some(msg)
         };
-        run_pipeline::<T>(node, transform, node.shutdown_requested()).await
+        run_pipeline::<T>(node, injector, transform, node.shutdown_requested()).await
     });
     match result {
         Ok(r) => r,

@@ -28,21 +28,10 @@ use fieldproof_runtime::msgs::{
     std_msgs,
 };
 use fieldproof_runtime::qos::{self, Durability, QosSpec, Reliability};
-use fieldproof_runtime::{tracing, NodeBuilder, Param, ParamValue, MALFORMED_LOG_PERIOD};
+use fieldproof_runtime::{
+    tracing, NodeBuilder, Param, ParamHandle, ParamValue, MALFORMED_LOG_PERIOD,
+};
 use futures::FutureExt;
-
-fn one_of(param: &'static str, names: &'static [&'static str]) -> Param {
-    Param::string(param, names[0])
-        .constraints(&names.join(" | "))
-        .read_only()
-        .on_change(move |value| match value {
-            ParamValue::String(s) if names.contains(&s.as_str()) => Ok(()),
-            other => Err(format!(
-                "{param}: {other} is not one of {}",
-                names.join(", ")
-            )),
-        })
-}
 
 /// The heartbeat subscription's QoS from the `heartbeat_qos_*` parameters.
 fn heartbeat_qos(reliability: &str, durability: &str, depth: i64) -> QosSpec {
@@ -61,92 +50,91 @@ fn heartbeat_qos(reliability: &str, durability: &str, depth: i64) -> QosSpec {
 }
 
 fn main() -> std::process::ExitCode {
+    let mut builder = NodeBuilder::new("link_monitor");
+    let timeout_s: ParamHandle<f64> = builder.declare(
+        Param::double("timeout_s", DEFAULT_TIMEOUT_S)
+            .description("heartbeat timeout in the node's clock")
+            .range(0.1, 600.0)
+            .read_only(),
+    );
+    let heartbeat_topic: ParamHandle<String> = builder.declare(
+        Param::string("heartbeat_topic", "gcs/heartbeat")
+            .topic()
+            .description("std_msgs/msg/Header from the ground station")
+            .read_only(),
+    );
+    let heartbeat_qos_reliability: ParamHandle<String> = builder.declare(
+        Param::string("heartbeat_qos_reliability", "best_effort")
+            .one_of(&["best_effort", "reliable"])
+            .description("reliability of the heartbeat subscription")
+            .read_only(),
+    );
+    let heartbeat_qos_durability: ParamHandle<String> = builder.declare(
+        Param::string("heartbeat_qos_durability", "volatile")
+            .one_of(&["volatile", "transient_local"])
+            .description("durability of the heartbeat subscription")
+            .read_only(),
+    );
+    let heartbeat_qos_depth: ParamHandle<i64> = builder.declare(
+        Param::int("heartbeat_qos_depth", 1)
+            .description("history depth (keep last) of the heartbeat subscription")
+            .range(1.0, 1000.0)
+            .read_only(),
+    );
+    let loss_action: ParamHandle<String> = builder.declare(
+        Param::string("loss_action", "stop")
+            .description(
+                "on loss of link: stop | hold (zero velocity), land (descent at \
+                 land_descent_mps), continue (pass commands, only report)",
+            )
+            .one_of(&LossAction::CHOICES)
+            .read_only()
+            // Its refusals name the reason (return_home needs a stack), before the choices.
+            .on_change(|value| match value {
+                ParamValue::String(name) => {
+                    LossAction::parse(name, DEFAULT_LAND_DESCENT_MPS).map(|_| ())
+                }
+                other => Err(format!("loss_action: {other} is not a string")),
+            }),
+    );
+    let land_descent_mps: ParamHandle<f64> = builder.declare(
+        Param::double("land_descent_mps", DEFAULT_LAND_DESCENT_MPS)
+            .description("descent speed of loss_action land, m/s")
+            .range(0.05, MAX_LAND_DESCENT_MPS)
+            .read_only(),
+    );
+    let input: ParamHandle<String> = builder.declare(
+        Param::string("input", "cmd_vel_safe")
+            .topic()
+            .description("upstream velocity commands")
+            .read_only(),
+    );
+    let output: ParamHandle<String> = builder.declare(
+        Param::string("output", "cmd_vel")
+            .topic()
+            .description("velocity commands to the base")
+            .read_only(),
+    );
+    let state_topic: ParamHandle<String> = builder.declare(
+        Param::string("state_topic", "link_state")
+            .topic()
+            .description("std_msgs/msg/Bool, transient local")
+            .read_only(),
+    );
     fieldproof_runtime::main(
-        || {
-            NodeBuilder::new("link_monitor")
-                .param(
-                    Param::double("timeout_s", DEFAULT_TIMEOUT_S)
-                        .description("heartbeat timeout in the node's clock")
-                        .range(0.1, 600.0)
-                        .read_only(),
-                )
-                .param(
-                    Param::string("heartbeat_topic", "gcs/heartbeat")
-                        .topic()
-                        .description("std_msgs/msg/Header from the ground station")
-                        .read_only(),
-                )
-                .param(
-                    one_of("heartbeat_qos_reliability", &["best_effort", "reliable"])
-                        .description("reliability of the heartbeat subscription"),
-                )
-                .param(
-                    one_of("heartbeat_qos_durability", &["volatile", "transient_local"])
-                        .description("durability of the heartbeat subscription"),
-                )
-                .param(
-                    Param::int("heartbeat_qos_depth", 1)
-                        .description("history depth (keep last) of the heartbeat subscription")
-                        .range(1.0, 1000.0)
-                        .read_only(),
-                )
-                .param(
-                    Param::string("loss_action", "stop")
-                        .description(
-                            "on loss of link: stop | hold (zero velocity), land (descent at \
-                             land_descent_mps), continue (pass commands, only report)",
-                        )
-                        .constraints(LossAction::NAMES)
-                        .read_only()
-                        .on_change(|value| match value {
-                            ParamValue::String(name) => {
-                                LossAction::parse(name, DEFAULT_LAND_DESCENT_MPS).map(|_| ())
-                            }
-                            other => Err(format!("loss_action: {other} is not a string")),
-                        }),
-                )
-                .param(
-                    Param::double("land_descent_mps", DEFAULT_LAND_DESCENT_MPS)
-                        .description("descent speed of loss_action land, m/s")
-                        .range(0.05, MAX_LAND_DESCENT_MPS)
-                        .read_only(),
-                )
-                .param(
-                    Param::string("input", "cmd_vel_safe")
-                        .topic()
-                        .description("upstream velocity commands")
-                        .read_only(),
-                )
-                .param(
-                    Param::string("output", "cmd_vel")
-                        .topic()
-                        .description("velocity commands to the base")
-                        .read_only(),
-                )
-                .param(
-                    Param::string("state_topic", "link_state")
-                        .topic()
-                        .description("std_msgs/msg/Bool, transient local")
-                        .read_only(),
-                )
-        },
+        move || builder,
         |node| async move {
-            let timeout_s = node.param_f64("timeout_s");
-            let action = LossAction::parse(
-                &node.param_str("loss_action"),
-                node.param_f64("land_descent_mps"),
-            )?;
+            let timeout_s = timeout_s.get();
+            let action = LossAction::parse(&loss_action.get(), land_descent_mps.get())?;
             let hb_qos = heartbeat_qos(
-                &node.param_str("heartbeat_qos_reliability"),
-                &node.param_str("heartbeat_qos_durability"),
-                node.param_int("heartbeat_qos_depth"),
+                &heartbeat_qos_reliability.get(),
+                &heartbeat_qos_durability.get(),
+                heartbeat_qos_depth.get(),
             );
-            let hb =
-                node.subscription::<std_msgs::Header>(&node.param_str("heartbeat_topic"), hb_qos)?;
-            let input = node.subscription::<Twist>(&node.param_str("input"), qos::default())?;
-            let output = node.publisher::<Twist>(&node.param_str("output"), qos::default())?;
-            let state =
-                node.publisher::<std_msgs::Bool>(&node.param_str("state_topic"), qos::latched())?;
+            let hb = node.subscription::<std_msgs::Header>(&heartbeat_topic.get(), hb_qos)?;
+            let input = node.subscription::<Twist>(&input.get(), qos::default())?;
+            let output = node.publisher::<Twist>(&output.get(), qos::default())?;
+            let state = node.publisher::<std_msgs::Bool>(&state_topic.get(), qos::latched())?;
             let clock = node.clock();
             let mut monitor = LinkMonitor::with_action(timeout_s, action);
             let mut timer = node.timer_hz(ZERO_RATE_HZ);
