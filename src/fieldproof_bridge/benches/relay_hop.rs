@@ -357,7 +357,7 @@ async fn bench(node: Node) -> NodeResult {
 }
 
 fn main() {
-    if std::env::var("FIELDPROOF_IN_NETNS").as_deref() != Ok("1") {
+    if !fieldproof_testkit::is_contained() {
         eprintln!("relay_hop: run inside a private network namespace: scripts/netns-run cargo bench -p fieldproof_bridge --bench relay_hop");
         return;
     }

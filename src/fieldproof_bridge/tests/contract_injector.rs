@@ -5,10 +5,9 @@
 //! ([`BundleIndex`]) silences it.
 //!
 //! This opens DDS participants, so it runs inside a private network namespace: when started
-//! outside one, the test re-runs itself through `scripts/netns-run`.
+//! outside one, the test re-runs itself in a fresh one (fieldproof_testkit).
 
 use std::collections::BTreeMap;
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -17,38 +16,20 @@ use fieldproof_bridge::gen::index::BundleIndex;
 use fieldproof_bridge::gen::{self, Options};
 use fieldproof_msgs::sensor_msgs::Imu;
 use fieldproof_runtime::{qos, NodeBuilder, ParamValue};
+use fieldproof_testkit::{repo_root, FakeAmentPrefix};
 use ros2_client::parameters::raw;
 use ros2_client::rcl_interfaces::{SetParametersRequest, SetParametersResponse};
-
-fn repo() -> PathBuf {
-    std::path::absolute(Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")).unwrap()
-}
-
-fn in_netns_or_rerun(name: &str) -> bool {
-    if std::env::var("FIELDPROOF_IN_NETNS").as_deref() == Ok("1") {
-        return true;
-    }
-    let exe = std::env::current_exe().unwrap();
-    let st = Command::new(repo().join("scripts/netns-run"))
-        .arg(exe)
-        .args(["--exact", name, "--nocapture", "--test-threads=1"])
-        .status()
-        .expect("scripts/netns-run");
-    assert!(st.success(), "{name} failed inside the network namespace");
-    false
-}
 
 const DOMAIN: &str = "62";
 
 /// An install prefix whose fieldproof_bridge executables are this build's.
 fn install(root: &Path) -> PathBuf {
-    let prefix = root.join("install");
-    let marker = prefix.join("share/ament_index/resource_index/packages");
-    std::fs::create_dir_all(&marker).unwrap();
-    std::fs::write(marker.join("fieldproof_bridge"), "").unwrap();
-    let lib = prefix.join("lib/fieldproof_bridge");
-    std::fs::create_dir_all(&lib).unwrap();
-    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_imu_adapter"), lib.join("imu_adapter")).unwrap();
+    let prefix = FakeAmentPrefix::at(&root.join("install"));
+    prefix.link(
+        "fieldproof_bridge",
+        "imu_adapter",
+        Path::new(env!("CARGO_BIN_EXE_imu_adapter")),
+    );
     for stub in [
         "relay",
         "navsat_adapter",
@@ -56,10 +37,9 @@ fn install(root: &Path) -> PathBuf {
         "command_relay",
         "battery",
     ] {
-        std::fs::write(lib.join(stub), "#!/bin/sh\nexit 0\n").unwrap();
-        std::fs::set_permissions(lib.join(stub), std::fs::Permissions::from_mode(0o755)).unwrap();
+        prefix.stub("fieldproof_bridge", stub);
     }
-    prefix
+    prefix.path().to_path_buf()
 }
 
 fn set_req(name: &str, v: ParamValue) -> SetParametersRequest {
@@ -73,16 +53,19 @@ fn set_req(name: &str, v: ParamValue) -> SetParametersRequest {
 
 #[test]
 fn the_bundle_configures_the_imu_adapter_and_its_fault() {
-    if !in_netns_or_rerun("the_bundle_configures_the_imu_adapter_and_its_fault") {
-        return;
-    }
+    fieldproof_testkit::contain_or_return!();
     let dir = tempfile::tempdir().unwrap();
     let bundle = dir.path().join("b");
     let options = Options {
         namespace: "ugv1".into(),
         ..Options::default()
     };
-    gen::run(&repo().join("robots/ugv_ref/robot.yaml"), &options, &bundle).unwrap();
+    gen::run(
+        &repo_root().join("robots/ugv_ref/robot.yaml"),
+        &options,
+        &bundle,
+    )
+    .unwrap();
     let idx = BundleIndex::load(&bundle).unwrap();
     let imu = idx.sensor("imu", None).unwrap().clone();
     // The launch loader gives the command line ros2 launch would run.

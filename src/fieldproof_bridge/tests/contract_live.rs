@@ -4,9 +4,8 @@
 //! namespace); the checker, a separate process, must find exactly those.
 //!
 //! This opens DDS participants, so it runs inside a private network namespace: when started
-//! outside one, the test re-runs itself through `scripts/netns-run`.
+//! outside one, the test re-runs itself in a fresh one (fieldproof_testkit).
 
-use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
@@ -14,27 +13,10 @@ use fieldproof_bridge::gen::{self, Options};
 use fieldproof_msgs::builtin_interfaces::Time;
 use fieldproof_msgs::{geometry_msgs, nav_msgs, rosgraph_msgs, sensor_msgs, std_msgs, tf2_msgs};
 use fieldproof_runtime::{qos, NodeBuilder};
-
-fn repo() -> PathBuf {
-    std::path::absolute(Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")).unwrap()
-}
+use fieldproof_testkit::repo_root;
 
 /// True inside the project's network namespace; otherwise re-runs `name` in one and
 /// asserts it passed.
-fn in_netns_or_rerun(name: &str) -> bool {
-    if std::env::var("FIELDPROOF_IN_NETNS").as_deref() == Ok("1") {
-        return true;
-    }
-    let exe = std::env::current_exe().unwrap();
-    let st = Command::new(repo().join("scripts/netns-run"))
-        .arg(exe)
-        .args(["--exact", name, "--nocapture", "--test-threads=1"])
-        .status()
-        .expect("scripts/netns-run");
-    assert!(st.success(), "{name} failed inside the network namespace");
-    false
-}
-
 const DOMAIN: &str = "61";
 
 fn stamp(ms: i64) -> Time {
@@ -50,9 +32,7 @@ fn header(ms: i64, frame: &str) -> std_msgs::Header {
 
 #[test]
 fn checker_finds_the_breaks_of_a_live_stack() {
-    if !in_netns_or_rerun("checker_finds_the_breaks_of_a_live_stack") {
-        return;
-    }
+    fieldproof_testkit::contain_or_return!();
     let dir = tempfile::tempdir().unwrap();
     let bundle = dir.path().join("b");
     let options = Options {
@@ -61,7 +41,12 @@ fn checker_finds_the_breaks_of_a_live_stack() {
         no_robot_state_publisher: true,
         ..Options::default()
     };
-    gen::run(&repo().join("robots/ugv_ref/robot.yaml"), &options, &bundle).unwrap();
+    gen::run(
+        &repo_root().join("robots/ugv_ref/robot.yaml"),
+        &options,
+        &bundle,
+    )
+    .unwrap();
     let json = dir.path().join("result.json");
     let mut checker: Child = Command::new(env!("CARGO_BIN_EXE_contract_check"))
         .arg(&bundle)

@@ -1,12 +1,9 @@
 //! `bridge_gen` as a command: the files it writes, its exit codes, and that bad input writes
 //! nothing.
 
+use fieldproof_testkit::repo_root;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-
-fn repo() -> PathBuf {
-    std::path::absolute(Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")).unwrap()
-}
 
 fn bridge_gen(args: &[&str], cwd: &Path) -> (i32, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_bridge_gen"))
@@ -34,7 +31,7 @@ fn listing(dir: &Path) -> Vec<String> {
 #[test]
 fn writes_the_bundle() {
     let dir = tempfile::tempdir().unwrap();
-    let manifest = repo().join("robots/ugv_ref/robot.yaml");
+    let manifest = repo_root().join("robots/ugv_ref/robot.yaml");
     let (code, out, err) = bridge_gen(
         &[manifest.to_str().unwrap(), "-o", "b", "-n", "ugv1"],
         dir.path(),
@@ -77,7 +74,7 @@ fn writes_the_bundle() {
 #[test]
 fn default_output_is_robot_bridge_and_without_applies() {
     let dir = tempfile::tempdir().unwrap();
-    let manifest = repo().join("robots/ugv_ref/robot.yaml");
+    let manifest = repo_root().join("robots/ugv_ref/robot.yaml");
     let (code, _, err) = bridge_gen(
         &[
             manifest.to_str().unwrap(),
@@ -107,7 +104,7 @@ fn default_output_is_robot_bridge_and_without_applies() {
 #[test]
 fn bad_manifest_exits_2_with_the_field_and_writes_nothing() {
     let dir = tempfile::tempdir().unwrap();
-    let text = std::fs::read_to_string(repo().join("robots/ugv_ref/robot.yaml"))
+    let text = std::fs::read_to_string(repo_root().join("robots/ugv_ref/robot.yaml"))
         .unwrap()
         .replace("    rate_hz: 50\n    noise:", "    noise:");
     // The edited manifest sits next to the original so its description resolves.
@@ -115,7 +112,7 @@ fn bad_manifest_exits_2_with_the_field_and_writes_nothing() {
     std::fs::write(&bad, text).unwrap();
     std::fs::create_dir_all(dir.path().join("urdf")).unwrap();
     std::fs::copy(
-        repo().join("robots/ugv_ref/urdf/ugv_ref.urdf.xacro"),
+        repo_root().join("robots/ugv_ref/urdf/ugv_ref.urdf.xacro"),
         dir.path().join("urdf/ugv_ref.urdf.xacro"),
     )
     .unwrap();
@@ -124,7 +121,7 @@ fn bad_manifest_exits_2_with_the_field_and_writes_nothing() {
     assert!(err.contains("drive.odometry: missing rate_hz"), "{err}");
     assert!(!dir.path().join("out").exists());
     // A rule of the bridge, not of the manifest model.
-    let text = std::fs::read_to_string(repo().join("robots/ugv_ref/robot.yaml"))
+    let text = std::fs::read_to_string(repo_root().join("robots/ugv_ref/robot.yaml"))
         .unwrap()
         .replace("gz_type: gz.msgs.NavSat", "gz_type: gz.msgs.IMU");
     std::fs::write(&bad, text).unwrap();
@@ -140,7 +137,7 @@ fn bad_manifest_exits_2_with_the_field_and_writes_nothing() {
 #[test]
 fn bad_options_exit_2_and_keep_the_old_bundle() {
     let dir = tempfile::tempdir().unwrap();
-    let manifest = repo().join("robots/ugv_ref/robot.yaml");
+    let manifest = repo_root().join("robots/ugv_ref/robot.yaml");
     let m = manifest.to_str().unwrap();
     assert_eq!(bridge_gen(&[m, "-o", "b"], dir.path()).0, 0);
     let before = std::fs::read_to_string(dir.path().join("b/contract.yaml")).unwrap();
@@ -171,12 +168,13 @@ fn bad_options_exit_2_and_keep_the_old_bundle() {
 
 /// `robots/ugv_ref/robot.yaml` with `edit` applied, written with its xacro into `dir`.
 fn edited_manifest(dir: &Path, edit: impl Fn(String) -> String) -> PathBuf {
-    let text = edit(std::fs::read_to_string(repo().join("robots/ugv_ref/robot.yaml")).unwrap());
+    let text =
+        edit(std::fs::read_to_string(repo_root().join("robots/ugv_ref/robot.yaml")).unwrap());
     let path = dir.join("robot.yaml");
     std::fs::write(&path, text).unwrap();
     std::fs::create_dir_all(dir.join("urdf")).unwrap();
     std::fs::copy(
-        repo().join("robots/ugv_ref/urdf/ugv_ref.urdf.xacro"),
+        repo_root().join("robots/ugv_ref/urdf/ugv_ref.urdf.xacro"),
         dir.join("urdf/ugv_ref.urdf.xacro"),
     )
     .unwrap();
@@ -232,7 +230,7 @@ fn an_oversized_camera_or_rate_exits_2_naming_the_field_and_the_bound() {
 #[test]
 fn a_namespace_over_245_characters_exits_2() {
     let dir = tempfile::tempdir().unwrap();
-    let manifest = repo().join("robots/ugv_ref/robot.yaml");
+    let manifest = repo_root().join("robots/ugv_ref/robot.yaml");
     let long = "a".repeat(300);
     let (code, _, err) = bridge_gen(
         &[manifest.to_str().unwrap(), "-o", "b", "-n", &long],
@@ -259,7 +257,7 @@ fn a_namespace_over_245_characters_exits_2() {
 fn the_working_directory_or_an_ancestor_is_never_the_output() {
     use std::os::unix::fs::MetadataExt;
     let root = tempfile::tempdir().unwrap();
-    let manifest = repo().join("robots/ugv_ref/robot.yaml");
+    let manifest = repo_root().join("robots/ugv_ref/robot.yaml");
     let m = manifest.to_str().unwrap();
     // A working directory holding only a bundle: it would pass the foreign-file check.
     let cwd = root.path().join("outer/bundle");

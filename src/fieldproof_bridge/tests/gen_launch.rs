@@ -3,21 +3,16 @@
 //! would run.
 
 use std::collections::BTreeMap;
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use fieldproof_bridge::gen::{self, Options};
 use fieldproof_launch as launch;
-
-fn repo() -> PathBuf {
-    std::path::absolute(Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")).unwrap()
-}
+use fieldproof_testkit::{repo_root, FakeAmentPrefix};
 
 /// An install prefix with the packages the bundle's launch names, each executable a stub.
 fn install(root: &Path) -> PathBuf {
-    let prefix = root.join("install");
-    let marker = prefix.join("share/ament_index/resource_index/packages");
-    std::fs::create_dir_all(&marker).unwrap();
+    let fake = FakeAmentPrefix::at(&root.join("install"));
+    let prefix = fake.path().to_path_buf();
     let pkgs: [(&str, &[&str]); 3] = [
         (
             "fieldproof_bridge",
@@ -35,12 +30,8 @@ fn install(root: &Path) -> PathBuf {
         ("robot_state_publisher", &["robot_state_publisher"]),
     ];
     for (pkg, exes) in pkgs {
-        std::fs::write(marker.join(pkg), "").unwrap();
         for exe in exes {
-            let path = prefix.join("lib").join(pkg).join(exe);
-            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-            std::fs::write(&path, "#!/bin/sh\nexit 0\n").unwrap();
-            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+            fake.stub(pkg, exe);
         }
     }
     let share = prefix.join("share/fieldproof_bridge/launch");
@@ -62,7 +53,12 @@ fn args(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
 
 fn generate(dir: &Path, options: &Options) -> PathBuf {
     let out = dir.join("ugv_ref_bridge");
-    gen::run(&repo().join("robots/ugv_ref/robot.yaml"), options, &out).unwrap();
+    gen::run(
+        &repo_root().join("robots/ugv_ref/robot.yaml"),
+        options,
+        &out,
+    )
+    .unwrap();
     out
 }
 

@@ -2,32 +2,13 @@
 //! parameter (or argument) and the value, quoted once, for every adapter binary.
 //!
 //! The binaries would open a DDS participant if they started, so this runs inside a private
-//! network namespace: when started outside one, the test re-runs itself through
-//! `scripts/netns-run`.
+//! network namespace: when started outside one, the test re-runs itself in a fresh one
+//! (fieldproof_testkit).
 
 use std::ffi::OsString;
 use std::os::unix::ffi::OsStringExt;
-use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-
-fn repo() -> PathBuf {
-    std::path::absolute(Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")).unwrap()
-}
-
-fn in_netns_or_rerun(name: &str) -> bool {
-    if std::env::var("FIELDPROOF_IN_NETNS").as_deref() == Ok("1") {
-        return true;
-    }
-    let exe = std::env::current_exe().unwrap();
-    let st = Command::new(repo().join("scripts/netns-run"))
-        .arg(exe)
-        .args(["--exact", name, "--nocapture", "--test-threads=1"])
-        .status()
-        .expect("scripts/netns-run");
-    assert!(st.success(), "{name} failed inside the network namespace");
-    false
-}
 
 /// The adapter binaries that share the injector parameters.
 const ADAPTERS: [(&str, &str); 5] = [
@@ -69,9 +50,7 @@ fn os(args: &[&str]) -> Vec<OsString> {
 
 #[test]
 fn a_bad_reliability_exits_2_naming_it_quoted_once() {
-    if !in_netns_or_rerun("a_bad_reliability_exits_2_naming_it_quoted_once") {
-        return;
-    }
+    fieldproof_testkit::contain_or_return!();
     for (name, exe) in ADAPTERS {
         for param in ["input_qos_reliability", "qos_reliability"] {
             let arg = format!("{param}:=sometimes");
@@ -88,9 +67,7 @@ fn a_bad_reliability_exits_2_naming_it_quoted_once() {
 
 #[test]
 fn a_bad_topic_parameter_exits_2_naming_it() {
-    if !in_netns_or_rerun("a_bad_topic_parameter_exits_2_naming_it") {
-        return;
-    }
+    fieldproof_testkit::contain_or_return!();
     let long = format!("input:={}", "t".repeat(300));
     for (name, exe) in ADAPTERS {
         for (arg, needle) in [
@@ -110,9 +87,7 @@ fn a_bad_topic_parameter_exits_2_naming_it() {
 
 #[test]
 fn a_long_namespace_or_a_non_utf8_argument_exits_2() {
-    if !in_netns_or_rerun("a_long_namespace_or_a_non_utf8_argument_exits_2") {
-        return;
-    }
+    fieldproof_testkit::contain_or_return!();
     let long_ns = format!("__ns:=/{}", "a".repeat(300));
     for (name, exe) in ADAPTERS {
         let (code, err) = run(exe, &os(&["--ros-args", "-r", &long_ns]));

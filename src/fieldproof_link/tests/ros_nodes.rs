@@ -1,5 +1,5 @@
-//! The three nodes end to end over DDS (root, inside the project's network namespace:
-//! `scripts/netns-run cargo test -p fieldproof_link --test ros_nodes`).
+//! The three nodes end to end over DDS (root; each test re-runs itself inside a private
+//! network namespace when started outside one).
 //!
 //! link_shaper (in the test's namespace) creates the run and shapes the link (lte_rural);
 //! ground_station (radio namespace) sends the heartbeat at 5 Hz and probes; link_monitor
@@ -19,14 +19,6 @@ use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
-
-fn require_netns() {
-    assert_eq!(
-        std::env::var("FIELDPROOF_IN_NETNS").as_deref(),
-        Ok("1"),
-        "this test opens DDS participants: run it as `scripts/netns-run cargo test -p fieldproof_link`"
-    );
-}
 
 /// A process whose stdout lines are collected.
 struct Proc {
@@ -134,7 +126,7 @@ fn command(text: &str, domain: &str) -> serde_json::Value {
 #[test]
 fn drop_and_restore_through_the_nodes() {
     require_root();
-    require_netns();
+    fieldproof_testkit::contain_or_return!();
     let run = run_id("ros");
     let domain = (100 + std::process::id() % 100).to_string();
     let dir = std::env::temp_dir().join(format!("fp-link-{run}"));
@@ -375,7 +367,7 @@ fn drop_and_restore_through_the_nodes() {
 /// link_state true at the next heartbeat and commands pass again.
 #[test]
 fn link_monitor_follows_simulation_time() {
-    require_netns();
+    fieldproof_testkit::contain_or_return!();
     let domain = (200 + std::process::id() % 30).to_string();
     // The example vehicle's runtime.link (timeout 2 s, gcs/heartbeat), passed as the
     // scenario runner passes it: declared parameters, as `ros2 param get` reports them.

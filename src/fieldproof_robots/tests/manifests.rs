@@ -3,32 +3,30 @@
 
 use std::path::{Path, PathBuf};
 
+use fieldproof_testkit::repo_root;
+
 use fieldproof_robots::{
     adapter_for, is_hidden, Adapter, Durability, Error, Manifest, Naming, Reliability, Role,
     VehicleKind, World,
 };
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
 fn ugv_ref() -> Manifest {
-    Manifest::load(repo().join("robots/ugv_ref/robot.yaml")).unwrap()
+    Manifest::load(repo_root().join("robots/ugv_ref/robot.yaml")).unwrap()
 }
 
 #[test]
 fn every_manifest_and_world_loads() {
     for m in ["ugv_ref", "ugv_nav2", "quad_ref", "carrier_ref"] {
-        let path = repo().join(format!("robots/{m}/robot.yaml"));
+        let path = repo_root().join(format!("robots/{m}/robot.yaml"));
         let man = Manifest::load(&path).unwrap_or_else(|e| panic!("{e}"));
         assert!(man.xacro_path().unwrap().is_file(), "{m}");
     }
     for w in ["depot", "open_field"] {
-        let world =
-            World::load(repo().join(format!("worlds/{w}.yaml"))).unwrap_or_else(|e| panic!("{e}"));
+        let world = World::load(repo_root().join(format!("worlds/{w}.yaml")))
+            .unwrap_or_else(|e| panic!("{e}"));
         assert!(!world.frames.is_empty());
     }
-    let depot = World::load(repo().join("worlds/depot.yaml")).unwrap();
+    let depot = World::load(repo_root().join("worlds/depot.yaml")).unwrap();
     assert!(depot.frame("spawn_dock").is_some());
     assert_eq!(depot.origin.latitude_deg, 48.1351);
 }
@@ -203,7 +201,7 @@ fn namespace_prefixes_everything_but_global_topics() {
 
 #[test]
 fn extends_deep_merges_the_base() {
-    let m = Manifest::load(repo().join("robots/ugv_nav2/robot.yaml")).unwrap();
+    let m = Manifest::load(repo_root().join("robots/ugv_nav2/robot.yaml")).unwrap();
     assert_eq!(m.name, "ugv_nav2");
     assert_eq!(m.kind, VehicleKind::Ugv);
     assert_eq!(m.chain.len(), 2);
@@ -268,7 +266,7 @@ fn extends_cycles_are_detected() {
 #[test]
 fn errors_name_the_file_and_the_field() {
     let dir = tempfile::tempdir().unwrap();
-    let base = std::fs::read_to_string(repo().join("robots/ugv_ref/robot.yaml")).unwrap();
+    let base = std::fs::read_to_string(repo_root().join("robots/ugv_ref/robot.yaml")).unwrap();
     let bad = base.replace(
         "    rate_hz: 50\n    noise: { velocity",
         "    noise: { velocity",
@@ -288,7 +286,7 @@ sensors:\n  - name: camera\n    outputs:\n      - name: image\n        qos: { re
     // The relative extends path must reach the repository from the temp dir: use an absolute one.
     let abs = format!(
         "extends: {}\n{}",
-        repo().join("robots/ugv_ref/robot.yaml").display(),
+        repo_root().join("robots/ugv_ref/robot.yaml").display(),
         &child[child.find('\n').unwrap() + 1..]
     );
     std::fs::write(&p, abs).unwrap();
@@ -309,7 +307,7 @@ sensors:\n  - name: camera\n    outputs:\n      - name: image\n        qos: { re
 #[test]
 fn missing_xacro_is_reported() {
     let dir = tempfile::tempdir().unwrap();
-    let base = std::fs::read_to_string(repo().join("robots/ugv_ref/robot.yaml")).unwrap();
+    let base = std::fs::read_to_string(repo_root().join("robots/ugv_ref/robot.yaml")).unwrap();
     let p = write(dir.path(), "robot.yaml", &base);
     let err = Manifest::load(&p).unwrap_err();
     assert!(err.reason().starts_with("description.xacro: "), "{err}");
@@ -321,7 +319,7 @@ fn missing_xacro_is_reported() {
 
 #[test]
 fn world_errors_name_the_field() {
-    let ok = std::fs::read_to_string(repo().join("worlds/depot.yaml")).unwrap();
+    let ok = std::fs::read_to_string(repo_root().join("worlds/depot.yaml")).unwrap();
     let cases = [
         (
             "radius_m: 0.25, height_m: 4.0 }",
@@ -359,7 +357,7 @@ fn world_errors_name_the_field() {
 
 #[test]
 fn description_tree_errors_name_the_frame() {
-    let path = repo().join("robots/ugv_ref/robot.yaml");
+    let path = repo_root().join("robots/ugv_ref/robot.yaml");
     let base = std::fs::read_to_string(&path).unwrap();
     let cases = [
         (

@@ -27,6 +27,7 @@ fn python() -> PathBuf {
 
 #[test]
 fn cyclone_peer_gets_and_sets_parameters() {
+    fieldproof_testkit::contain_or_return!();
     require_netns();
     let proc = Proc::start(
         "talker",

@@ -17,6 +17,7 @@ use rustdds::{DomainParticipant, QosPolicyBuilder, SampleIdentity, SequenceNumbe
 
 #[test]
 fn fastdds_style_request_gets_a_correlated_reply() {
+    fieldproof_testkit::contain_or_return!();
     require_netns();
     let _proc = Proc::start(
         "talker",

@@ -44,6 +44,7 @@ fn values(r: &GetParametersResponse) -> Vec<Option<ParamValue>> {
 
 #[test]
 fn malformed_ros_args_exit_2_naming_the_argument() {
+    fieldproof_testkit::contain_or_return!();
     for (args, needle) in [
         (vec!["--ros-args", "--bogus"], "--bogus"),
         (vec!["--ros-args", "-r", "nocolon"], "nocolon"),
@@ -72,6 +73,7 @@ fn malformed_ros_args_exit_2_naming_the_argument() {
 
 #[test]
 fn help_lists_the_declared_parameters_and_exits_0_without_starting_the_node() {
+    fieldproof_testkit::contain_or_return!();
     common::require_netns(); // were --help to start the node, its DDS traffic stays contained
     for flag in ["--help", "-h"] {
         let out = std::process::Command::new(common::example("talker"))
@@ -105,6 +107,7 @@ fn help_lists_the_declared_parameters_and_exits_0_without_starting_the_node() {
 
 #[test]
 fn names_and_parameters_come_from_the_command_line() {
+    fieldproof_testkit::contain_or_return!();
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("params.yaml");
     std::fs::write(
@@ -232,6 +235,7 @@ fn names_and_parameters_come_from_the_command_line() {
 
 #[test]
 fn set_parameters_takes_effect_and_bad_values_are_rejected() {
+    fieldproof_testkit::contain_or_return!();
     let proc = Proc::start(
         "talker",
         92,
@@ -400,6 +404,7 @@ impl fieldproof_runtime::msgs::RosMessage for ParamEvent {
 
 #[test]
 fn sim_time_timer_ticks_20_times_for_one_simulated_second() {
+    fieldproof_testkit::contain_or_return!();
     let proc = Proc::start(
         "talker",
         93,
@@ -466,6 +471,7 @@ fn sim_time_timer_ticks_20_times_for_one_simulated_second() {
 
 #[test]
 fn sigterm_makes_the_node_leave_the_graph() {
+    fieldproof_testkit::contain_or_return!();
     let mut proc = Proc::start("talker", 94, &["--ros-args", "-r", "__node:=leaver"]);
     peer("leave_peer", 94, |node| {
         let proc = &mut proc;
@@ -514,6 +520,7 @@ impl fieldproof_runtime::msgs::RosMessage for LogMsg {
 
 #[test]
 fn logs_go_to_rosout_and_respect_the_log_level() {
+    fieldproof_testkit::contain_or_return!();
     let proc = Proc::start(
         "talker",
         96,
@@ -570,6 +577,7 @@ fn logs_go_to_rosout_and_respect_the_log_level() {
 
 #[test]
 fn discovery_range_localhost_is_seen_and_off_is_not() {
+    fieldproof_testkit::contain_or_return!();
     let _local = Proc::start_env(
         "talker",
         97,
@@ -602,6 +610,7 @@ fn discovery_range_localhost_is_seen_and_off_is_not() {
 
 #[test]
 fn use_sim_time_can_be_switched_on_at_run_time() {
+    fieldproof_testkit::contain_or_return!();
     let proc = Proc::start(
         "talker",
         98,
@@ -688,6 +697,7 @@ fn use_sim_time_can_be_switched_on_at_run_time() {
 
 #[test]
 fn qos_parameters_give_a_late_listener_the_latched_message() {
+    fieldproof_testkit::contain_or_return!();
     peer("latch_peer", 89, |node| async move {
         let publisher = node.publisher::<std_msgs::String>("/chatter", qos::latched())?;
         publisher.publish(std_msgs::String {

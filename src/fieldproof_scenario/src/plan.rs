@@ -381,6 +381,7 @@ fn heartbeat_of(v: &Vehicle) -> Option<HeartbeatSpec> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use fieldproof_testkit::repo_root;
 
     fn fake_exes(dir: &Path) -> Executables {
         use std::os::unix::fs::PermissionsExt;
@@ -474,10 +475,6 @@ mod tests {
         assert!(gs
             .argv
             .contains(&"network_jsonl:=/runs/x/network.jsonl".to_string()));
-    }
-
-    fn repo_root() -> std::path::PathBuf {
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
     }
 
     /// The input of a run of one vehicle and no network section.

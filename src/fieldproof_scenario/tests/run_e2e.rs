@@ -2,7 +2,8 @@
 //! network) link shaper and ground station, started by the runner.
 //!
 //! They need the suite's binaries beside the test binary (the launch-file stack: the colcon
-//! install tree too) and a private network namespace:
+//! install tree too); each test re-runs itself inside a private network namespace when
+//! started outside one (fieldproof_testkit), so the wrapper below is optional:
 //! ```text
 //! scripts/build
 //! scripts/netns-run cargo test -p fieldproof_scenario --test run_e2e -- --ignored --test-threads 1
@@ -15,9 +16,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+use fieldproof_testkit::repo_root;
 
 /// A scenario of the tests (`tests/scenarios/`), not one of the examples.
 fn fixture(name: &str) -> PathBuf {
@@ -27,10 +26,9 @@ fn fixture(name: &str) -> PathBuf {
 }
 
 fn in_private_netns() {
-    assert_eq!(
-        std::env::var("FIELDPROOF_IN_NETNS").as_deref(),
-        Ok("1"),
-        "run under scripts/netns-run (every DDS participant stays in a private namespace)"
+    assert!(
+        fieldproof_testkit::is_contained(),
+        "every DDS participant stays in a private namespace: begin the test with fieldproof_testkit::contain_or_return!()"
     );
 }
 
@@ -53,7 +51,7 @@ fn run_file(file: &Path) -> (run::RunSummary, Json) {
 }
 
 fn run_scenario(name: &str) -> (run::RunSummary, Json) {
-    run_file(&repo().join("config/scenarios").join(name))
+    run_file(&repo_root().join("config/scenarios").join(name))
 }
 
 /// A copy of a scenario beside it (its relative paths still hold), edited by `edit`.
@@ -246,6 +244,7 @@ fn assert_interrupted_cleanly(r: &mut Runner, signal: &str, phase: &str) {
 #[test]
 #[ignore = "needs the suite's binaries and scripts/netns-run"]
 fn lidar_dropout_runs_end_to_end() {
+    fieldproof_testkit::contain_or_return!();
     let (summary, record) = run_scenario("ugv_lidar_dropout.yaml");
     let dir = summary.dir.clone().unwrap();
     assert_eq!(summary.exit_code, 0, "{:?}\n{record:#}", summary.reasons);
@@ -269,6 +268,7 @@ fn lidar_dropout_runs_end_to_end() {
 #[test]
 #[ignore = "needs the suite's binaries, root (network namespaces) and scripts/netns-run; ~2 min"]
 fn ugv_link_loss_runs_end_to_end() {
+    fieldproof_testkit::contain_or_return!();
     let (summary, record) = run_scenario("ugv_link_loss.yaml");
     assert_eq!(summary.exit_code, 0, "{:?}\n{record:#}", summary.reasons);
     assert_eq!(record["assertions"].as_array().unwrap().len(), 7);
@@ -309,7 +309,7 @@ print(n["/ugv1/link_state"], n["/fieldproof/network"], sorted(states))
 "#;
     let python = std::env::var_os("FIELDPROOF_PYTHON")
         .map(PathBuf::from)
-        .unwrap_or_else(|| repo().join(".venv/bin/python"));
+        .unwrap_or_else(|| repo_root().join(".venv/bin/python"));
     let o = Command::new(python)
         .args(["-c", script])
         .arg(dir.join("recording.mcap"))
@@ -334,6 +334,7 @@ print(n["/ugv1/link_state"], n["/fieldproof/network"], sorted(states))
 #[test]
 #[ignore = "needs the suite's binaries, root (network namespaces) and scripts/netns-run; ~2 min"]
 fn two_vehicles_behind_their_own_links() {
+    fieldproof_testkit::contain_or_return!();
     let (summary, record) = run_scenario("ugv_pair_link_loss.yaml");
     assert_eq!(summary.exit_code, 0, "{:?}\n{record:#}", summary.reasons);
     assert_eq!(
@@ -395,8 +396,9 @@ fn two_vehicles_behind_their_own_links() {
 #[test]
 #[ignore = "needs the suite's binaries and scripts/netns-run"]
 fn a_stack_that_dies_during_the_bring_up_is_named() {
+    fieldproof_testkit::contain_or_return!();
     in_private_netns();
-    let dir = repo().join("config/scenarios");
+    let dir = repo_root().join("config/scenarios");
     let f = tempfile::Builder::new()
         .prefix(".e2e_")
         .suffix(".yaml")
@@ -438,6 +440,7 @@ fn a_stack_that_dies_during_the_bring_up_is_named() {
 #[test]
 #[ignore = "needs the suite's binaries, root (network namespaces) and scripts/netns-run; ~40 s"]
 fn a_vehicle_without_its_failsafe_fails_naming_the_assertions() {
+    fieldproof_testkit::contain_or_return!();
     let (summary, record) = run_file(&fixture("ugv_link_loss_no_failsafe.yaml"));
     assert_eq!(summary.exit_code, 1, "{:?}\n{record:#}", summary.reasons);
     assert_eq!(assertions_with(&record, false), ["link_lost", "stopped"]);
@@ -469,6 +472,7 @@ fn a_vehicle_without_its_failsafe_fails_naming_the_assertions() {
 #[test]
 #[ignore = "needs the suite's binaries, root (network namespaces) and scripts/netns-run; ~70 s"]
 fn a_link_that_cannot_match_its_profile_fails_under_fail_and_warns_under_warn() {
+    fieldproof_testkit::contain_or_return!();
     let file = fixture("link_mismatch.yaml");
     let (summary, record) = run_file(&file);
     assert_eq!(summary.exit_code, 1, "{:?}\n{record:#}", summary.reasons);
@@ -505,6 +509,7 @@ fn a_link_that_cannot_match_its_profile_fails_under_fail_and_warns_under_warn() 
 #[test]
 #[ignore = "needs the suite's binaries, root (network namespaces) and scripts/netns-run; ~25 s"]
 fn killing_the_failsafe_is_detected_and_reported() {
+    fieldproof_testkit::contain_or_return!();
     let (summary, record) = run_file(&fixture("failsafe_kill.yaml"));
     assert_eq!(summary.exit_code, 0, "{:?}\n{record:#}", summary.reasons);
     let entry = &record["timeline"][1];
@@ -548,14 +553,15 @@ fn killing_the_failsafe_is_detected_and_reported() {
 #[test]
 #[ignore = "needs the colcon install tree (scripts/build), root and scripts/netns-run; ~35 s"]
 fn a_launch_file_stack_runs_from_the_install_tree() {
+    fieldproof_testkit::contain_or_return!();
     in_private_netns();
-    let setup = repo().join("install/setup.bash");
+    let setup = repo_root().join("install/setup.bash");
     assert!(
         setup.is_file(),
         "{}: build it with scripts/build",
         setup.display()
     );
-    let scenario = repo().join("config/scenarios/ugv_launch_stack.yaml");
+    let scenario = repo_root().join("config/scenarios/ugv_launch_stack.yaml");
     let out = tempfile::tempdir().unwrap().keep().join("run");
     // As a user runs it: the install tree sourced, `fieldproof` from it.
     let status = Command::new("bash")
@@ -593,7 +599,8 @@ fn a_launch_file_stack_runs_from_the_install_tree() {
 #[test]
 #[ignore = "needs the suite's binaries, root (network namespaces) and scripts/netns-run; ~20 s"]
 fn a_signal_during_the_bring_up_leaves_nothing_behind() {
-    let mut r = Runner::start(&repo().join("config/scenarios/ugv_link_loss.yaml"));
+    fieldproof_testkit::contain_or_return!();
+    let mut r = Runner::start(&repo_root().join("config/scenarios/ugv_link_loss.yaml"));
     // Said once the network is up, right before the processes start.
     r.wait_for("evidence in", Duration::from_secs(60));
     assert!(
@@ -607,7 +614,8 @@ fn a_signal_during_the_bring_up_leaves_nothing_behind() {
 #[test]
 #[ignore = "needs the suite's binaries, root (network namespaces) and scripts/netns-run; ~25 s"]
 fn a_signal_during_the_timeline_leaves_nothing_behind() {
-    let mut r = Runner::start(&repo().join("config/scenarios/ugv_link_loss.yaml"));
+    fieldproof_testkit::contain_or_return!();
+    let mut r = Runner::start(&repo_root().join("config/scenarios/ugv_link_loss.yaml"));
     r.wait_for("timeline started", Duration::from_secs(90));
     std::thread::sleep(Duration::from_secs(3));
     r.signal(nix::sys::signal::Signal::SIGTERM);
@@ -624,7 +632,8 @@ fn a_signal_during_the_timeline_leaves_nothing_behind() {
 #[test]
 #[ignore = "needs the suite's binaries, root (network namespaces) and scripts/netns-run; ~20 s"]
 fn a_killed_runner_takes_its_processes_along_and_its_guard_removes_the_namespaces() {
-    let mut r = Runner::start(&repo().join("config/scenarios/ugv_link_loss.yaml"));
+    fieldproof_testkit::contain_or_return!();
+    let mut r = Runner::start(&repo_root().join("config/scenarios/ugv_link_loss.yaml"));
     r.wait_for("timeline started", Duration::from_secs(90));
     let procs = descendants(r.pid());
     assert!(procs.len() >= 8, "{procs:?}");
@@ -654,6 +663,7 @@ fn a_killed_runner_takes_its_processes_along_and_its_guard_removes_the_namespace
 #[test]
 #[ignore = "needs the suite's binaries, root (network namespaces) and scripts/netns-run; ~40 s"]
 fn each_vehicle_gets_its_own_heartbeat_under_its_namespace() {
+    fieldproof_testkit::contain_or_return!();
     let (summary, record) = run_file(&fixture("heartbeat_per_vehicle.yaml"));
     assert_eq!(summary.exit_code, 0, "{:?}\n{record:#}", summary.reasons);
     // fieldproof run's own checks: each rate, each failsafe lost and re-armed with its own
@@ -789,7 +799,7 @@ print(json.dumps(out))
 "#;
     let python = std::env::var_os("FIELDPROOF_PYTHON")
         .map(PathBuf::from)
-        .unwrap_or_else(|| repo().join(".venv/bin/python"));
+        .unwrap_or_else(|| repo_root().join(".venv/bin/python"));
     let o = Command::new(python)
         .args(["-c", script])
         .arg(dir.join("recording.mcap"))

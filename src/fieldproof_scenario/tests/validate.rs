@@ -2,11 +2,8 @@
 //! and the value.
 
 use fieldproof_scenario::model::{self, Action, Check, Mode, ScenarioError, Trigger};
-use std::path::{Path, PathBuf};
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+use fieldproof_testkit::repo_root as repo;
+use std::path::PathBuf;
 
 fn scenarios() -> Vec<PathBuf> {
     let mut v: Vec<PathBuf> = std::fs::read_dir(repo().join("config/scenarios"))

@@ -9,16 +9,12 @@
 //! `scripts/netns-run`). Prints one JSON line: wall time per simulated second, speed-up
 //! (simulated / wall time at real_time_factor 0), CPU % and peak RSS.
 
-use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use fieldproof_robots::World;
 use fieldproof_sim::ros::{self, RunOptions};
 use fieldproof_sim::{Msg, NullSink, SimConfig, Simulation, Sink, Spawn, SpawnSpec};
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+use fieldproof_testkit::repo_root;
 
 struct NoCamera(NullSink, Vec<bool>);
 
@@ -62,8 +58,8 @@ fn main() {
     let mode = get("--mode").unwrap_or_else(|| "nocam".into());
     let seconds: f64 = get("--seconds").and_then(|v| v.parse().ok()).unwrap_or(5.0);
     let without = get("--without").unwrap_or_default();
-    let world = World::load(repo().join("worlds/depot.yaml")).expect("world");
-    let manifest = repo().join("robots/ugv_ref/robot.yaml");
+    let world = World::load(repo_root().join("worlds/depot.yaml")).expect("world");
+    let manifest = repo_root().join("robots/ugv_ref/robot.yaml");
     let specs: Vec<SpawnSpec> = (0..n)
         .map(|i| {
             // A 4 x 4 grid in the open middle of the depot.
@@ -122,12 +118,12 @@ fn main() {
             sink.0.count
         }
         "dds" => {
-            assert_eq!(
-                std::env::var("FIELDPROOF_IN_NETNS").as_deref(),
-                Ok("1"),
+            assert!(
+                fieldproof_testkit::is_contained(),
                 "dds mode opens a participant: run it under scripts/netns-run"
             );
-            let cfg = ros::node_builder()
+            let (builder, params) = ros::node_builder();
+            let cfg = builder
                 .resolve(
                     ["bench", "--ros-args", "-p", "real_time_factor:=0.0"],
                     |k| (k == "ROS_DOMAIN_ID").then(|| "77".to_string()),
@@ -135,6 +131,8 @@ fn main() {
                 .expect("node config");
             let opts = RunOptions {
                 duration_ns: Some((seconds * 1e9) as i64),
+                real_time_factor: params.real_time_factor,
+                paused: params.paused,
             };
             fieldproof_runtime::run(cfg, move |node| ros::run(node, sim, opts)).expect("run");
             0

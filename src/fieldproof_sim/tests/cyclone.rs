@@ -1,20 +1,18 @@
 //! The simulator against an independent ROS 2 peer: a Cyclone DDS participant (PyPI
 //! `cyclonedds`, types written from the .msg files) reads /clock, odometry, the scan, the
-//! fix, tf_static and a camera image, and drives the vehicle. Runs inside
-//! `scripts/netns-run` (re-executing itself there when started outside one).
+//! fix, tf_static and a camera image, and drives the vehicle. Runs inside a private network
+//! namespace (re-executing itself in one when started outside one).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+use fieldproof_testkit::repo_root;
 
 fn python() -> PathBuf {
     if let Ok(p) = std::env::var("FIELDPROOF_PYTHON") {
         return PathBuf::from(p);
     }
-    let venv = repo().join(".venv/bin/python");
+    let venv = repo_root().join(".venv/bin/python");
     assert!(
         venv.exists(),
         "no Python with cyclonedds: run scripts/setup (or set FIELDPROOF_PYTHON)"
@@ -24,22 +22,10 @@ fn python() -> PathBuf {
 
 #[test]
 fn cyclone_peer_reads_the_simulator_and_drives_it() {
-    if std::env::var("FIELDPROOF_IN_NETNS").as_deref() != Ok("1") {
-        let st = Command::new(repo().join("scripts/netns-run"))
-            .arg(std::env::current_exe().unwrap())
-            .args([
-                "cyclone_peer_reads_the_simulator_and_drives_it",
-                "--exact",
-                "--nocapture",
-            ])
-            .status()
-            .expect("scripts/netns-run");
-        assert!(st.success());
-        return;
-    }
+    fieldproof_testkit::contain_or_return!();
     let domain = "63";
     let mut sim = Command::new(env!("CARGO_BIN_EXE_fieldproof_sim"))
-        .current_dir(repo())
+        .current_dir(repo_root())
         .args([
             "--world",
             "worlds/depot.yaml",

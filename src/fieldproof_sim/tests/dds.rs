@@ -1,9 +1,8 @@
 //! Over DDS: the simulator binary publishes /clock and odometry with the right types, and
 //! drives from the hidden command topic. Every participant lives in a private network
-//! namespace: outside one, each test re-runs itself under `scripts/netns-run`.
+//! namespace: outside one, each test re-runs itself in a fresh one (fieldproof_testkit).
 
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use futures::FutureExt;
@@ -13,47 +12,20 @@ use fieldproof_runtime::msgs::nav_msgs::Odometry;
 use fieldproof_runtime::msgs::rosgraph_msgs::Clock;
 use fieldproof_runtime::msgs::tf2_msgs::TFMessage;
 use fieldproof_runtime::{qos, Node, NodeBuilder, NodeResult};
+use fieldproof_testkit::{repo_root, ChildGuard};
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-/// True inside a project-made network namespace; otherwise runs `test` there (asserting it
-/// passes) and returns false.
-fn in_netns(test: &str) -> bool {
-    if std::env::var("FIELDPROOF_IN_NETNS").as_deref() == Ok("1") {
-        return true;
-    }
-    let st = Command::new(repo().join("scripts/netns-run"))
-        .arg(std::env::current_exe().unwrap())
-        .args([test, "--exact", "--nocapture", "--test-threads=1"])
-        .status()
-        .expect("scripts/netns-run");
-    assert!(st.success(), "{test} failed inside its network namespace");
-    false
-}
-
-struct Sim(Child);
-
-impl Drop for Sim {
-    fn drop(&mut self) {
-        if let Ok(None) = self.0.try_wait() {
-            let _ = self.0.kill();
-            let _ = self.0.wait();
-        }
-    }
-}
-
-fn start_sim(domain: u16, args: &[&str]) -> Sim {
-    Sim(Command::new(env!("CARGO_BIN_EXE_fieldproof_sim"))
-        .current_dir(repo())
-        .args(args)
-        .env("ROS_DOMAIN_ID", domain.to_string())
-        .env_remove("ROS_AUTOMATIC_DISCOVERY_RANGE")
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .spawn()
-        .expect("start fieldproof_sim"))
+fn start_sim(domain: u16, args: &[&str]) -> ChildGuard {
+    ChildGuard::new(
+        Command::new(env!("CARGO_BIN_EXE_fieldproof_sim"))
+            .current_dir(repo_root())
+            .args(args)
+            .env("ROS_DOMAIN_ID", domain.to_string())
+            .env_remove("ROS_AUTOMATIC_DISCOVERY_RANGE")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .spawn()
+            .expect("start fieldproof_sim"),
+    )
 }
 
 fn peer<F, Fut>(domain: u16, body: F)
@@ -77,9 +49,7 @@ async fn within<T>(d: Duration, fut: impl std::future::Future<Output = T>) -> T 
 
 #[test]
 fn clock_and_odometry_arrive_and_cmd_vel_drives() {
-    if !in_netns("clock_and_odometry_arrive_and_cmd_vel_drives") {
-        return;
-    }
+    fieldproof_testkit::contain_or_return!();
     let domain = 61;
     let mut sim = start_sim(
         domain,
@@ -134,35 +104,33 @@ fn clock_and_odometry_arrive_and_cmd_vel_drives() {
     // SIGTERM: the simulator leaves the graph and exits 0.
     let st = Command::new("kill")
         .arg("-TERM")
-        .arg(sim.0.id().to_string())
+        .arg(sim.id().to_string())
         .status()
         .unwrap();
     assert!(st.success());
-    let status = sim.0.wait().unwrap();
+    let status = sim.wait().unwrap();
     assert!(status.success(), "{status:?}");
 }
 
 #[test]
 fn bad_manifest_exits_2_with_the_field() {
-    if !in_netns("bad_manifest_exits_2_with_the_field") {
-        return;
-    }
+    fieldproof_testkit::contain_or_return!();
     let dir = tempfile::tempdir().unwrap();
-    let base = std::fs::read_to_string(repo().join("robots/ugv_ref/robot.yaml")).unwrap();
+    let base = std::fs::read_to_string(repo_root().join("robots/ugv_ref/robot.yaml")).unwrap();
     let bad = base.replace(
         "reliability: reliable, durability: volatile",
         "reliability: sometimes, durability: volatile",
     );
     std::fs::create_dir_all(dir.path().join("urdf")).unwrap();
     std::fs::copy(
-        repo().join("robots/ugv_ref/urdf/ugv_ref.urdf.xacro"),
+        repo_root().join("robots/ugv_ref/urdf/ugv_ref.urdf.xacro"),
         dir.path().join("urdf/ugv_ref.urdf.xacro"),
     )
     .unwrap();
     let manifest = dir.path().join("robot.yaml");
     std::fs::write(&manifest, bad).unwrap();
     let out = Command::new(env!("CARGO_BIN_EXE_fieldproof_sim"))
-        .current_dir(repo())
+        .current_dir(repo_root())
         .args(["--world", "worlds/depot.yaml", "--vehicle"])
         .arg(format!("ns=ugv1,manifest={}", manifest.display()))
         .output()
@@ -176,7 +144,7 @@ fn bad_manifest_exits_2_with_the_field() {
         "{err}"
     );
     let out = Command::new(env!("CARGO_BIN_EXE_fieldproof_sim"))
-        .current_dir(repo())
+        .current_dir(repo_root())
         .args(["--world", "worlds/nope.yaml"])
         .output()
         .unwrap();
@@ -185,9 +153,7 @@ fn bad_manifest_exits_2_with_the_field() {
 
 #[test]
 fn paused_simulation_advances_only_on_step_requests() {
-    if !in_netns("paused_simulation_advances_only_on_step_requests") {
-        return;
-    }
+    fieldproof_testkit::contain_or_return!();
     let domain = 62;
     let _sim = start_sim(
         domain,
@@ -230,12 +196,10 @@ fn paused_simulation_advances_only_on_step_requests() {
 
 #[test]
 fn spawn_lists_from_parameters() {
-    if !in_netns("spawn_lists_from_parameters") {
-        return;
-    }
+    fieldproof_testkit::contain_or_return!();
     let run = |args: &[&str]| {
         let out = Command::new(env!("CARGO_BIN_EXE_fieldproof_sim"))
-            .current_dir(repo())
+            .current_dir(repo_root())
             .arg("--print-topics")
             .args(args)
             .output()

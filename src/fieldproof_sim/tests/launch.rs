@@ -2,46 +2,26 @@
 //! simulator with the world and vehicle given as launch arguments.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use fieldproof_launch as launch;
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+use fieldproof_testkit::{repo_root, FakeAmentPrefix};
 
 /// An install prefix holding the simulator as `ros2 run` finds it.
-fn prefix() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    let index = dir.path().join("share/ament_index/resource_index/packages");
-    std::fs::create_dir_all(&index).unwrap();
-    std::fs::write(index.join("fieldproof_sim"), "").unwrap();
-    let lib = dir.path().join("lib/fieldproof_sim");
-    std::fs::create_dir_all(&lib).unwrap();
-    std::os::unix::fs::symlink(
-        env!("CARGO_BIN_EXE_fieldproof_sim"),
-        lib.join("fieldproof_sim"),
-    )
-    .unwrap();
-    dir
+fn prefix() -> FakeAmentPrefix {
+    let prefix = FakeAmentPrefix::new();
+    prefix.link(
+        "fieldproof_sim",
+        "fieldproof_sim",
+        Path::new(env!("CARGO_BIN_EXE_fieldproof_sim")),
+    );
+    prefix
 }
 
 #[test]
 fn launch_file_starts_the_simulator_with_its_arguments() {
-    if std::env::var("FIELDPROOF_IN_NETNS").as_deref() != Ok("1") {
-        let st = Command::new(repo().join("scripts/netns-run"))
-            .arg(std::env::current_exe().unwrap())
-            .args([
-                "launch_file_starts_the_simulator_with_its_arguments",
-                "--exact",
-                "--nocapture",
-            ])
-            .status()
-            .expect("scripts/netns-run");
-        assert!(st.success());
-        return;
-    }
+    fieldproof_testkit::contain_or_return!();
     let p = prefix();
     let args: BTreeMap<String, String> = [
         (
@@ -76,7 +56,7 @@ fn launch_file_starts_the_simulator_with_its_arguments() {
     cmd.splice(ros..ros, ["--duration".to_string(), "1".to_string()]);
     let out = Command::new(&cmd[0])
         .args(&cmd[1..])
-        .current_dir(repo())
+        .current_dir(repo_root())
         .env("ROS_DOMAIN_ID", "64")
         .output()
         .unwrap();

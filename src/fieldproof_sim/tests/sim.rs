@@ -1,6 +1,5 @@
 //! Library-level tests of the simulator in simulation time (no DDS).
 
-use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use fieldproof_msgs::geometry_msgs::{Twist, Vector3};
@@ -8,33 +7,30 @@ use fieldproof_robots::{Durability, World};
 use fieldproof_sim::pacing::Pacer;
 use fieldproof_sim::sim::COLLISIONS_TOPIC;
 use fieldproof_sim::{Msg, NullSink, Recorder, SimConfig, Simulation, Sink, Spawn, SpawnSpec};
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+use fieldproof_testkit::repo_root;
 
 fn depot() -> World {
-    World::load(repo().join("worlds/depot.yaml")).unwrap()
+    World::load(repo_root().join("worlds/depot.yaml")).unwrap()
 }
 
 fn spawn(world: &World, arg: &str) -> Spawn {
     let arg = arg.replace(
         "MANIFEST",
-        &repo()
+        &repo_root()
             .join("robots/ugv_ref/robot.yaml")
             .display()
             .to_string(),
     );
     let arg = arg.replace(
         "QUAD",
-        &repo()
+        &repo_root()
             .join("robots/quad_ref/robot.yaml")
             .display()
             .to_string(),
     );
     let arg = arg.replace(
         "CARRIER",
-        &repo()
+        &repo_root()
             .join("robots/carrier_ref/robot.yaml")
             .display()
             .to_string(),
@@ -491,7 +487,7 @@ fn static_frames_and_description_are_latched_once() {
 
 #[test]
 fn multirotor_takes_off_flies_and_lands_on_the_moving_carrier() {
-    let w = World::load(repo().join("worlds/open_field.yaml")).unwrap();
+    let w = World::load(repo_root().join("worlds/open_field.yaml")).unwrap();
     let s = vec![
         spawn(&w, "ns=carrier,manifest=CARRIER,spawn=spawn_carrier"),
         spawn(&w, "ns=quad1,manifest=QUAD,x=0.0,y=-10.0"),
@@ -622,7 +618,7 @@ fn bad_spawns_name_the_problem() {
     let w = depot();
     let spec = SpawnSpec::parse(&format!(
         "ns=u,manifest={},spawn=nowhere",
-        repo().join("robots/ugv_ref/robot.yaml").display()
+        repo_root().join("robots/ugv_ref/robot.yaml").display()
     ))
     .unwrap();
     let e = Spawn::resolve(&spec, 0, &w).unwrap_err().to_string();
@@ -632,14 +628,14 @@ fn bad_spawns_name_the_problem() {
     );
     let spec = SpawnSpec::parse(&format!(
         "ns=u,manifest={},without=imu",
-        repo().join("robots/ugv_ref/robot.yaml").display()
+        repo_root().join("robots/ugv_ref/robot.yaml").display()
     ))
     .unwrap();
     let e = Spawn::resolve(&spec, 0, &w).unwrap_err().to_string();
     assert!(e.contains("sensor imu is not optional"), "{e}");
     let a = SpawnSpec::parse(&format!(
         "ns=u,manifest={}",
-        repo().join("robots/ugv_ref/robot.yaml").display()
+        repo_root().join("robots/ugv_ref/robot.yaml").display()
     ))
     .unwrap();
     let e = Spawn::resolve_all(&[a.clone(), a], &w)
@@ -715,7 +711,7 @@ fn without_robot_state_publisher_only_odom_to_base_link() {
 
 #[test]
 fn multirotors_start_on_the_carrier_pads_and_ride_it() {
-    let w = World::load(repo().join("worlds/open_field.yaml")).unwrap();
+    let w = World::load(repo_root().join("worlds/open_field.yaml")).unwrap();
     let specs: Vec<SpawnSpec> = [
         "ns=carrier,manifest=CARRIER,spawn=spawn_carrier,yaw_deg=90".to_string(),
         "ns=px4_0,manifest=QUAD,pad=carrier/pad_0".to_string(),
@@ -726,7 +722,7 @@ fn multirotors_start_on_the_carrier_pads_and_ride_it() {
     .map(|a| {
         let a = a.replace(
             "CARRIER",
-            &repo()
+            &repo_root()
                 .join("robots/carrier_ref/robot.yaml")
                 .display()
                 .to_string(),
@@ -734,7 +730,7 @@ fn multirotors_start_on_the_carrier_pads_and_ride_it() {
         SpawnSpec::parse(
             &a.replace(
                 "QUAD",
-                &repo()
+                &repo_root()
                     .join("robots/quad_ref/robot.yaml")
                     .display()
                     .to_string(),
@@ -773,7 +769,7 @@ fn multirotors_start_on_the_carrier_pads_and_ride_it() {
     );
     let bad = SpawnSpec::parse(&format!(
         "ns=q,manifest={},pad=carrier/pad_9",
-        repo().join("robots/quad_ref/robot.yaml").display()
+        repo_root().join("robots/quad_ref/robot.yaml").display()
     ))
     .unwrap();
     let e = Spawn::resolve_all(&[specs[0].clone(), bad], &w)

@@ -63,6 +63,25 @@ pub fn contain() -> bool {
     contain_as(&current_test_name())
 }
 
+/// First line of a test that opens DDS participants: returns from the test (which then ran,
+/// and passed, inside a private network namespace) unless it already runs in one.
+///
+/// ```no_run
+/// #[test]
+/// fn talks_over_dds() {
+///     fieldproof_testkit::contain_or_return!();
+///     // ... open participants ...
+/// }
+/// ```
+#[macro_export]
+macro_rules! contain_or_return {
+    () => {
+        if !$crate::contain() {
+            return;
+        }
+    };
+}
+
 /// Same as [`contain_as`], the name the issue gives it.
 #[must_use = "the test body must only run when this returns true"]
 pub fn in_private_netns_or_rerun(test: &str) -> bool {

@@ -12,12 +12,12 @@ use std::time::{Duration, Instant};
 use fieldproof_runtime::{Node, NodeBuilder, NodeResult};
 use futures::FutureExt;
 
-/// Every DDS participant must live in a project-made network namespace.
+/// Every DDS participant must live in a private network namespace: each test starts with
+/// `fieldproof_testkit::contain_or_return!()`.
 pub fn require_netns() {
-    assert_eq!(
-        std::env::var("FIELDPROOF_IN_NETNS").as_deref(),
-        Ok("1"),
-        "these tests open DDS participants: run them as `scripts/netns-run cargo test -p fieldproof_runtime`"
+    assert!(
+        fieldproof_testkit::is_contained(),
+        "these tests open DDS participants: begin the test with fieldproof_testkit::contain_or_return!()"
     );
 }
 
