@@ -7,33 +7,33 @@
 //! ros2 param set /robot/my_talker rate_hz 5000.0   # rejected: out of range
 //! ```
 use fieldproof_runtime::msgs::std_msgs;
-use fieldproof_runtime::{qos, tracing, NodeBuilder, Param, ParamValue};
+use fieldproof_runtime::{qos, tracing, NodeBuilder, Param, ParamHandle};
 use futures::FutureExt;
 
 fn main() -> std::process::ExitCode {
+    let mut builder = NodeBuilder::new("talker");
+    let topic: ParamHandle<String> = builder.declare(
+        Param::string("topic", "chatter")
+            .description("topic to publish on")
+            .read_only(),
+    );
+    let message: ParamHandle<String> =
+        builder.declare(Param::string("message", "hello").description("text to publish"));
+    let rate_hz: ParamHandle<f64> = builder.declare(
+        Param::double("rate_hz", 2.0)
+            .description("publishing rate in ROS time")
+            .range(0.1, 1000.0),
+    );
+    let enabled: ParamHandle<bool> =
+        builder.declare(Param::bool("enabled", true).description("publish nothing while false"));
+    let builder = builder.qos_params(qos::default());
     fieldproof_runtime::main(
-        || {
-            NodeBuilder::new("talker")
-                .param(
-                    Param::string("topic", "chatter")
-                        .description("topic to publish on")
-                        .read_only(),
-                )
-                .param(Param::string("message", "hello").description("text to publish"))
-                .param(
-                    Param::double("rate_hz", 2.0)
-                        .description("publishing rate in ROS time")
-                        .range(0.1, 1000.0),
-                )
-                .param(Param::bool("enabled", true).description("publish nothing while false"))
-                .qos_params(qos::default())
-        },
+        move || builder,
         |node| async move {
-            let publisher = node
-                .publisher::<std_msgs::String>(&node.param_str("topic"), node.qos_from_params())?;
-            let enabled = node.watch_bool("enabled");
-            let rate_changes = node.param_changes("rate_hz");
-            let mut hz = node.param_f64("rate_hz");
+            let publisher =
+                node.publisher::<std_msgs::String>(&topic.get(), node.qos_from_params())?;
+            let rate_changes = rate_hz.changes();
+            let mut hz = rate_hz.get();
             let mut count = 0u64;
             loop {
                 let mut timer = node.timer_hz(hz);
@@ -45,12 +45,12 @@ fn main() -> std::process::ExitCode {
                                 continue;
                             }
                             count += 1;
-                            let data = format!("{} {count}", node.param_str("message"));
+                            let data = format!("{} {count}", message.get());
                             tracing::info!("Publishing: '{data}'");
                             publisher.publish(std_msgs::String { data })?;
                         }
                         v = rate_changes.recv().fuse() => {
-                            if let Ok(ParamValue::Double(new)) = v {
+                            if let Ok(new) = v {
                                 hz = new; // a new timer at the new rate
                                 break;
                             }

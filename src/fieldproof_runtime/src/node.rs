@@ -378,6 +378,11 @@ impl NodeConfig {
     pub fn param(&self, name: &str) -> Option<ParamValue> {
         self.store.get(name)
     }
+    /// Current value of a parameter as `T`; `Err` names it when it was not declared or
+    /// holds another type.
+    pub fn param_as<T: ParamKind>(&self, name: &str) -> Result<T, crate::ParamAccessError> {
+        self.store.get_as(name)
+    }
     /// The non-ROS arguments, `argv[0]` first.
     pub fn args(&self) -> &[String] {
         &self.args

@@ -6,7 +6,6 @@ pub mod handle;
 pub use handle::{ParamAccessError, ParamHandle, ParamKind};
 
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 
 use ros2_client::parameters::raw;
@@ -785,22 +784,6 @@ trait WatchRead<T>: Send + Sync {
     fn read(&self) -> T;
 }
 
-impl WatchRead<bool> for AtomicBool {
-    fn read(&self) -> bool {
-        self.load(Ordering::Acquire)
-    }
-}
-impl WatchRead<i64> for AtomicI64 {
-    fn read(&self) -> i64 {
-        self.load(Ordering::Acquire)
-    }
-}
-struct F64Cell(AtomicU64);
-impl WatchRead<f64> for F64Cell {
-    fn read(&self) -> f64 {
-        f64::from_bits(self.0.load(Ordering::Acquire))
-    }
-}
 impl<T: Clone + Send + Sync> WatchRead<T> for RwLock<T> {
     fn read(&self) -> T {
         self.read().unwrap().clone()
@@ -815,45 +798,6 @@ impl<T> Watch<T> {
 }
 
 impl ParamStore {
-    pub(crate) fn watch_bool(&self, name: &str) -> Watch<bool> {
-        let cell = Arc::new(AtomicBool::new(false));
-        let c = cell.clone();
-        self.watch(
-            name,
-            Arc::new(move |v| {
-                if let ParamValue::Bool(b) = v {
-                    c.store(*b, Ordering::Release)
-                }
-            }),
-        );
-        Watch { inner: cell }
-    }
-    pub(crate) fn watch_int(&self, name: &str) -> Watch<i64> {
-        let cell = Arc::new(AtomicI64::new(0));
-        let c = cell.clone();
-        self.watch(
-            name,
-            Arc::new(move |v| {
-                if let ParamValue::Integer(i) = v {
-                    c.store(*i, Ordering::Release)
-                }
-            }),
-        );
-        Watch { inner: cell }
-    }
-    pub(crate) fn watch_double(&self, name: &str) -> Watch<f64> {
-        let cell = Arc::new(F64Cell(AtomicU64::new(0)));
-        let c = cell.clone();
-        self.watch(
-            name,
-            Arc::new(move |v| {
-                if let ParamValue::Double(d) = v {
-                    c.0.store(d.to_bits(), Ordering::Release)
-                }
-            }),
-        );
-        Watch { inner: cell }
-    }
     pub(crate) fn watch_value(&self, name: &str) -> Watch<Option<ParamValue>> {
         let cell = Arc::new(RwLock::new(None));
         let c = cell.clone();
@@ -1035,6 +979,90 @@ mod tests {
     }
 
     #[test]
+    fn choices_are_enforced_at_start_up_and_on_set() {
+        let decl = || Param::string("loss_action", "stop").one_of(&["stop", "hold", "land"]);
+        let e = store_with(vec![decl()], vec![], &["-p", "loss_action:=panic"]).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "parameter 'loss_action': value 'panic' from -p: loss_action: \"panic\" is not one of stop, hold, land"
+        );
+        let s = store_with(vec![decl()], vec![], &["-p", "loss_action:=hold"]).unwrap();
+        assert_eq!(
+            s.get("loss_action"),
+            Some(ParamValue::String("hold".into()))
+        );
+        let r = s
+            .set("loss_action", Some(&ParamValue::String("fly".into())))
+            .unwrap_err();
+        assert_eq!(r, "loss_action: \"fly\" is not one of stop, hold, land");
+        assert_eq!(
+            s.get("loss_action"),
+            Some(ParamValue::String("hold".into()))
+        );
+        s.set("loss_action", Some(&ParamValue::String("land".into())))
+            .unwrap();
+        assert_eq!(
+            s.get("loss_action"),
+            Some(ParamValue::String("land".into()))
+        );
+        // every element of a string array
+        let s = store_with(
+            vec![Param::strings("modes", &["a"]).one_of(&["a", "b"])],
+            vec![],
+            &[],
+        )
+        .unwrap();
+        let r = s
+            .set(
+                "modes",
+                Some(&ParamValue::StringArray(vec!["b".into(), "c".into()])),
+            )
+            .unwrap_err();
+        assert_eq!(r, "modes: \"c\" is not one of a, b");
+        // a default outside its own choices is a declaration error
+        let e = store_with(vec![Param::string("m", "x").one_of(&["a"])], vec![], &[]).unwrap_err();
+        assert!(matches!(e, ParamError::BadDefault { .. }), "{e}");
+    }
+
+    #[test]
+    fn a_hook_explains_a_refusal_before_the_choices() {
+        let decl = Param::string("action", "stop")
+            .one_of(&["stop", "hold"])
+            .on_change(|v| match v {
+                ParamValue::String(s) if s == "home" => Err("action: home needs a map".into()),
+                _ => Ok(()),
+            });
+        let s = store_with(vec![decl], vec![], &[]).unwrap();
+        let home = s.set("action", Some(&ParamValue::String("home".into())));
+        assert_eq!(home.unwrap_err(), "action: home needs a map");
+        let other = s.set("action", Some(&ParamValue::String("fly".into())));
+        assert_eq!(
+            other.unwrap_err(),
+            "action: \"fly\" is not one of stop, hold"
+        );
+    }
+
+    #[test]
+    fn choices_are_described_and_listed_in_help() {
+        let p = Param::string("backend", "auto")
+            .description("how to shape")
+            .one_of(&["auto", "kernel", "userspace"])
+            .constraints("kernel needs CAP_NET_ADMIN");
+        assert_eq!(
+            p.descriptor().additional_constraints,
+            "one of: auto, kernel, userspace; kernel needs CAP_NET_ADMIN"
+        );
+        assert_eq!(
+            p.help_entry(),
+            "  backend (string, default 'auto', one of: auto, kernel, userspace; kernel needs \
+             CAP_NET_ADMIN)\n      how to shape"
+        );
+        assert_eq!(p.choices(), ["auto", "kernel", "userspace"]);
+        let plain = Param::double("speed", 1.0).range(0.0, 2.0);
+        assert_eq!(plain.descriptor().additional_constraints, "");
+    }
+
+    #[test]
     fn runtime_validation_keeps_old_value() {
         let s = store(&[], &[]).unwrap();
         assert!(s.set("a", Some(&ParamValue::Integer(5))).is_ok());
@@ -1058,7 +1086,8 @@ mod tests {
     #[test]
     fn hooks_and_watches() {
         let s = store(&[], &[]).unwrap();
-        let w = s.watch_bool("flag");
+        let w: ParamHandle<bool> = ParamHandle::new("flag", true);
+        s.watch("flag", w.binder());
         assert!(!w.get());
         s.add_hook(Arc::new(|name, v| {
             if name == "speed" && *v == ParamValue::Double(1.5) {
@@ -1074,7 +1103,8 @@ mod tests {
             "1.5 is unlucky"
         );
         assert_eq!(s.get("speed"), Some(ParamValue::Double(0.5)));
-        let d = s.watch_double("speed");
+        let d: ParamHandle<f64> = ParamHandle::new("speed", 0.0);
+        s.watch("speed", d.binder());
         s.set("speed", Some(&ParamValue::Double(1.25))).unwrap();
         assert_eq!(d.get(), 1.25);
     }

@@ -16,8 +16,8 @@
 use std::process::ExitCode;
 
 use fieldproof_robots::World;
-use fieldproof_runtime::{NodeBuilder, NodeConfig, ParamValue};
-use fieldproof_sim::ros::{self, RunOptions};
+use fieldproof_runtime::{NodeConfig, ParamValue};
+use fieldproof_sim::ros::{self, RunOptions, SimParams};
 use fieldproof_sim::{SimConfig, SimError, Simulation, Spawn, SpawnSpec};
 
 /// What the command line and parameters ask for.
@@ -31,53 +31,28 @@ struct Settings {
     print_topics: bool,
 }
 
-fn builder() -> NodeBuilder {
-    ros::node_builder()
-}
-
-fn param_str(cfg: &NodeConfig, name: &str) -> String {
-    match cfg.param(name) {
-        Some(ParamValue::String(s)) => s,
-        _ => String::new(),
-    }
-}
-
-fn param_f64(cfg: &NodeConfig, name: &str) -> f64 {
-    match cfg.param(name) {
-        Some(ParamValue::Double(d)) => d,
-        Some(ParamValue::Integer(i)) => i as f64,
-        _ => 0.0,
-    }
-}
-
-fn param_bool(cfg: &NodeConfig, name: &str) -> bool {
-    matches!(cfg.param(name), Some(ParamValue::Bool(true)))
-}
-
-fn settings(cfg: &NodeConfig) -> Result<Settings, SimError> {
+fn settings(cfg: &NodeConfig, params: &SimParams) -> Result<Settings, SimError> {
     let mut s = Settings {
-        world: param_str(cfg, "world"),
+        world: params.world.get(),
         specs: Vec::new(),
         cfg: SimConfig {
-            step_hz: param_f64(cfg, "step_hz"),
-            seed: param_f64(cfg, "seed") as u64,
-            publish_clock: param_bool(cfg, "publish_clock"),
-            clock_rate_hz: Some(param_f64(cfg, "clock_rate_hz")).filter(|r| *r > 0.0),
-            truth_rate_hz: param_f64(cfg, "truth_rate_hz"),
+            step_hz: params.step_hz.get(),
+            seed: params.seed.get().max(0) as u64,
+            publish_clock: params.publish_clock.get(),
+            clock_rate_hz: Some(params.clock_rate_hz.get()).filter(|r| *r > 0.0),
+            truth_rate_hz: params.truth_rate_hz.get(),
         },
-        rtf: param_f64(cfg, "real_time_factor"),
-        paused: param_bool(cfg, "paused"),
-        duration_s: param_f64(cfg, "duration_s"),
+        rtf: params.real_time_factor.get(),
+        paused: params.paused.get(),
+        duration_s: params.duration_s.get(),
         print_topics: false,
     };
-    let list = param_str(cfg, "vehicles");
+    let list = params.vehicles.get();
     if !list.trim().is_empty() {
         s.specs = SpawnSpec::parse_list("parameter vehicles", &list)?;
     }
-    if let Some(ParamValue::StringArray(specs)) = cfg.param("vehicle_specs") {
-        for spec in specs {
-            s.specs.push(SpawnSpec::parse(&spec)?);
-        }
+    for spec in params.vehicle_specs.get() {
+        s.specs.push(SpawnSpec::parse(&spec)?);
     }
     let mut cli_specs = Vec::new();
     let args = cfg.args();
@@ -153,11 +128,12 @@ options (before --ros-args):
 ";
 
 fn main() -> ExitCode {
+    let (builder, params) = ros::node_builder();
     if fieldproof_runtime::wants_help(std::env::args_os().skip(1)) {
-        print!("{}{OPTIONS_HELP}", builder().help("fieldproof_sim"));
+        print!("{}{OPTIONS_HELP}", builder.help("fieldproof_sim"));
         return ExitCode::SUCCESS;
     }
-    let cfg = match builder().resolve_from_process() {
+    let cfg = match builder.resolve_from_process() {
         Ok(c) => c,
         Err(e) => {
             eprintln!("fieldproof_sim: error: {e}");
@@ -165,7 +141,7 @@ fn main() -> ExitCode {
         }
     };
     // Everything that can be wrong with the input is checked before the participant opens.
-    let prepared = settings(&cfg).and_then(|s| {
+    let prepared = settings(&cfg, &params).and_then(|s| {
         let ament = std::env::var("AMENT_PREFIX_PATH").ok();
         let world = World::load(fieldproof_robots::find_data_file(
             s.world.as_ref(),
@@ -197,6 +173,8 @@ fn main() -> ExitCode {
     let (rtf, paused) = (s.rtf, s.paused);
     let opts = RunOptions {
         duration_ns: Some((s.duration_s * 1e9) as i64).filter(|d| *d > 0),
+        real_time_factor: params.real_time_factor.clone(),
+        paused: params.paused.clone(),
     };
     let result = fieldproof_runtime::run(cfg, move |node| async move {
         node.set_param("real_time_factor", ParamValue::Double(rtf))?;

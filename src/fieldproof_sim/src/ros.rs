@@ -16,75 +16,105 @@ use fieldproof_msgs::RosMessage;
 use fieldproof_robots::{Durability, Qos, Reliability};
 use fieldproof_runtime::qos::{self, QosSpec};
 use fieldproof_runtime::{
-    tracing, BoxError, Node, NodeBuilder, NodeError, Param, Publisher, Subscription,
+    tracing, BoxError, Node, NodeBuilder, NodeError, Param, ParamHandle, Publisher, Subscription,
 };
 
 use crate::msg::{Msg, PoseArray, Sink};
 use crate::pacing::Pacer;
 use crate::sim::{Simulation, TopicSpec};
 
+/// The handles of the simulator's parameters ([`node_builder`]).
+#[derive(Clone)]
+pub struct SimParams {
+    /// `world`: the world file.
+    pub world: ParamHandle<String>,
+    /// `vehicles`: a YAML spawn list.
+    pub vehicles: ParamHandle<String>,
+    /// `vehicle_specs`: vehicles in the `--vehicle` form.
+    pub vehicle_specs: ParamHandle<Vec<String>>,
+    /// `seed`: the seed of every noise stream.
+    pub seed: ParamHandle<i64>,
+    /// `step_hz`: the physics rate.
+    pub step_hz: ParamHandle<f64>,
+    /// `real_time_factor`: the simulation speed (follows `ros2 param set`).
+    pub real_time_factor: ParamHandle<f64>,
+    /// `paused`: stop stepping (follows `ros2 param set`).
+    pub paused: ParamHandle<bool>,
+    /// `publish_clock`: publish `/clock`.
+    pub publish_clock: ParamHandle<bool>,
+    /// `clock_rate_hz`: the `/clock` rate (0: every step).
+    pub clock_rate_hz: ParamHandle<f64>,
+    /// `truth_rate_hz`: the truth pose rate.
+    pub truth_rate_hz: ParamHandle<f64>,
+    /// `duration_s`: stop after this much simulation time (0: never).
+    pub duration_s: ParamHandle<f64>,
+}
+
 /// The simulator node with its parameters declared (`world`, `vehicles`, `vehicle_specs`, `seed`,
 /// `step_hz`, `real_time_factor`, `paused`, `publish_clock`, `clock_rate_hz`,
-/// `truth_rate_hz`, `duration_s`).
-pub fn node_builder() -> NodeBuilder {
-    NodeBuilder::new("fieldproof_sim")
-        .param(
+/// `truth_rate_hz`, `duration_s`), and their handles.
+pub fn node_builder() -> (NodeBuilder, SimParams) {
+    let mut b = NodeBuilder::new("fieldproof_sim");
+    let params = SimParams {
+        world: b.declare(
             Param::string("world", "")
                 .description("world file (worlds/<name>.yaml)")
                 .read_only(),
-        )
-        .param(
+        ),
+        vehicles: b.declare(
             Param::string("vehicles", "")
                 .description("YAML spawn list: [{ns, manifest, spawn, ...}]")
                 .read_only(),
-        )
-        .param(
+        ),
+        vehicle_specs: b.declare(
             Param::strings("vehicle_specs", &[])
                 .description("vehicles in the --vehicle form: ns=ugv1,manifest=...,spawn=...")
                 .read_only(),
-        )
-        .param(
+        ),
+        seed: b.declare(
             Param::int("seed", 0)
                 .description("seed of every noise stream")
                 .read_only(),
-        )
-        .param(
+        ),
+        step_hz: b.declare(
             Param::double("step_hz", 1000.0)
                 .description("physics rate")
                 .range(10.0, 10000.0)
                 .read_only(),
-        )
-        .param(
+        ),
+        real_time_factor: b.declare(
             Param::double("real_time_factor", 1.0)
                 .description("simulation speed: 1 real time, >1 faster, 0 as fast as possible")
                 .range(0.0, 1000.0),
-        )
-        .param(
+        ),
+        paused: b.declare(
             Param::bool("paused", false).description("stop stepping (step with ~/step, seconds)"),
-        )
-        .param(
+        ),
+        publish_clock: b.declare(
             Param::bool("publish_clock", true)
                 .description("publish /clock")
                 .read_only(),
-        )
-        .param(
+        ),
+        clock_rate_hz: b.declare(
             Param::double("clock_rate_hz", 0.0)
                 .description("/clock rate, 0: every step")
                 .range(0.0, 10000.0)
                 .read_only(),
-        )
-        .param(
+        ),
+        truth_rate_hz: b.declare(
             Param::double("truth_rate_hz", 50.0)
                 .description("truth pose rate")
                 .range(1.0, 1000.0)
                 .read_only(),
-        )
-        .param(
+        ),
+        duration_s: b.declare(
             Param::double("duration_s", 0.0)
                 .description("stop after this much simulation time, 0: never")
                 .range(0.0, 1e9)
                 .read_only(),
-        )
+        ),
+    };
+    (b, params)
 }
 
 /// The manifest's QoS as a runtime profile.
@@ -233,6 +263,10 @@ impl Sink for DdsSink {
 pub struct RunOptions {
     /// Stop after this much simulation time (None: until shut down).
     pub duration_ns: Option<i64>,
+    /// The `real_time_factor` parameter ([`SimParams::real_time_factor`]).
+    pub real_time_factor: ParamHandle<f64>,
+    /// The `paused` parameter ([`SimParams::paused`]).
+    pub paused: ParamHandle<bool>,
 }
 
 /// Runs the simulation on DDS: commands in, messages out, paced by `real_time_factor`,
@@ -251,8 +285,7 @@ pub async fn run(node: Node, mut sim: Simulation, opts: RunOptions) -> Result<()
         })
         .collect::<Result<_, NodeError>>()?;
     let steps = node.subscription::<std_msgs::Float64>("~/step", qos::default())?;
-    let rtf = node.watch_f64("real_time_factor");
-    let paused = node.watch_bool("paused");
+    let (rtf, paused) = (opts.real_time_factor.clone(), opts.paused.clone());
     let mut pacer = Pacer::new(rtf.get(), Instant::now(), sim.time_ns());
     pacer.set_paused(paused.get(), Instant::now(), sim.time_ns());
     tracing::info!(

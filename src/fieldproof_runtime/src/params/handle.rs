@@ -273,86 +273,6 @@ impl Node {
     }
 }
 
-impl Node {
-    fn typed<T>(&self, name: &str, want: &str, f: impl FnOnce(ParamValue) -> Option<T>) -> T {
-        let v = self.inner.params.get(name);
-        match v.clone().and_then(f) {
-            Some(x) => x,
-            None => panic!("parameter '{name}' is not declared as {want} (value: {v:?})"),
-        }
-    }
-
-    /// A `string` parameter. Panics if `name` is not declared as a string.
-    pub fn param_str(&self, name: &str) -> String {
-        self.typed(name, "string", |v| match v {
-            ParamValue::String(s) => Some(s),
-            _ => None,
-        })
-    }
-    /// A `bool` parameter. Panics if `name` is not declared as a bool.
-    pub fn param_bool(&self, name: &str) -> bool {
-        self.typed(name, "bool", |v| match v {
-            ParamValue::Bool(b) => Some(b),
-            _ => None,
-        })
-    }
-    /// An `integer` parameter. Panics if `name` is not declared as an integer.
-    pub fn param_int(&self, name: &str) -> i64 {
-        self.typed(name, "integer", |v| match v {
-            ParamValue::Integer(i) => Some(i),
-            _ => None,
-        })
-    }
-    /// A `double` parameter. Panics if `name` is not declared as a double.
-    pub fn param_f64(&self, name: &str) -> f64 {
-        self.typed(name, "double", |v| match v {
-            ParamValue::Double(d) => Some(d),
-            _ => None,
-        })
-    }
-    /// A `string_array` parameter. Panics if `name` is not declared as a string array.
-    pub fn param_strings(&self, name: &str) -> Vec<String> {
-        self.typed(name, "string_array", |v| match v {
-            ParamValue::StringArray(s) => Some(s),
-            _ => None,
-        })
-    }
-    /// A `double_array` parameter. Panics if `name` is not declared as a double array.
-    pub fn param_f64s(&self, name: &str) -> Vec<f64> {
-        self.typed(name, "double_array", |v| match v {
-            ParamValue::DoubleArray(s) => Some(s),
-            _ => None,
-        })
-    }
-
-    fn expect_type(&self, name: &str, t: crate::value::ParamType) {
-        let decl = self.inner.params.decl(name).map(|d| d.default.ptype());
-        assert!(
-            decl == Some(t),
-            "parameter '{name}' is not declared as {t} (declared: {decl:?})"
-        );
-    }
-
-    /// The bool parameter `name`, kept current on every change. Panics if `name` is not
-    /// declared as a bool.
-    pub fn watch_bool(&self, name: &str) -> Watch<bool> {
-        self.expect_type(name, crate::value::ParamType::Bool);
-        self.inner.params.watch_bool(name)
-    }
-    /// The integer parameter `name`, kept current on every change. Panics if `name` is
-    /// not declared as an integer.
-    pub fn watch_int(&self, name: &str) -> Watch<i64> {
-        self.expect_type(name, crate::value::ParamType::Integer);
-        self.inner.params.watch_int(name)
-    }
-    /// The double parameter `name`, kept current on every change. Panics if `name` is
-    /// not declared as a double.
-    pub fn watch_f64(&self, name: &str) -> Watch<f64> {
-        self.expect_type(name, crate::value::ParamType::Double);
-        self.inner.params.watch_double(name)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -373,6 +293,48 @@ mod tests {
         assert_eq!(*seen.lock().unwrap(), vec![1.0, 2.5]);
         assert_eq!(changes.try_recv(), Ok(2.5));
         assert!(changes.try_recv().is_err());
+    }
+
+    #[test]
+    fn declared_handles_hold_the_start_up_value() {
+        use crate::{NodeBuilder, Param};
+        let mut b = NodeBuilder::new("n");
+        let speed: ParamHandle<f64> = b.declare(Param::double("speed", 1.0).range(0.0, 10.0));
+        let mode: ParamHandle<String> = b.declare(Param::string("mode", "a").one_of(&["a", "b"]));
+        let names: ParamHandle<Vec<String>> = b.declare(Param::strings("names", &["x"]));
+        // before the node is resolved: the defaults
+        assert_eq!((speed.get(), mode.get()), (1.0, "a".to_string()));
+        let cfg = b
+            .resolve(
+                ["n", "--ros-args", "-p", "speed:=2.5", "-p", "mode:=b"],
+                |_| None,
+            )
+            .unwrap();
+        assert_eq!(speed.get(), 2.5);
+        assert_eq!(mode.get(), "b");
+        assert_eq!(names.get(), vec!["x".to_string()]);
+        assert_eq!(speed.name(), "speed");
+        assert_eq!(cfg.param_as::<f64>("speed"), Ok(2.5));
+        assert_eq!(
+            cfg.param_as::<f64>("sped").unwrap_err().to_string(),
+            "parameter 'sped' is not declared"
+        );
+    }
+
+    #[test]
+    fn a_handle_of_another_type_fails_the_start_naming_the_parameter() {
+        use crate::{NodeBuilder, Param};
+        let mut b = NodeBuilder::new("n");
+        let _wrong: ParamHandle<i64> = b.declare(Param::double("speed", 1.0));
+        let e = b.resolve(["n"], |_| None).err().unwrap();
+        assert_eq!(
+            e.to_string(),
+            "parameter 'speed' is declared as double but its handle reads integer"
+        );
+        let mut b = NodeBuilder::new("n");
+        let _dynamic: ParamHandle<f64> = b.declare(Param::double("any", 1.0).dynamic_typing());
+        let e = b.resolve(["n"], |_| None).err().unwrap();
+        assert!(e.to_string().contains("declared as dynamic"), "{e}");
     }
 
     #[test]

@@ -19,59 +19,74 @@ use fieldproof_runtime::msgs::geometry_msgs::{PoseStamped, Twist, Vector3};
 use fieldproof_runtime::msgs::nav_msgs::Odometry;
 use fieldproof_runtime::msgs::sensor_msgs::LaserScan;
 use fieldproof_runtime::msgs::std_msgs;
-use fieldproof_runtime::{qos, tracing, NodeBuilder, Param, ParamValue, MALFORMED_LOG_PERIOD};
+use fieldproof_runtime::{
+    qos, tracing, NodeBuilder, Param, ParamHandle, ParamValue, MALFORMED_LOG_PERIOD,
+};
 use fieldproof_stack::{step, yaw_of, Pose2, Scan, Settings};
 use futures::FutureExt;
 use std::sync::{Arc, Mutex};
 
+/// The handles of the driver's parameters.
+struct DriverParams {
+    goal: ParamHandle<Vec<f64>>,
+    output: ParamHandle<String>,
+    rate_hz: ParamHandle<f64>,
+    max_speed_mps: ParamHandle<f64>,
+    max_turn_radps: ParamHandle<f64>,
+    tolerance_m: ParamHandle<f64>,
+    half_width_m: ParamHandle<f64>,
+    look_ahead_m: ParamHandle<f64>,
+}
+
+fn declare(builder: &mut NodeBuilder) -> DriverParams {
+    DriverParams {
+        goal: builder.declare(
+            Param::doubles("goal", &[])
+                .description("goal [x, y] in the odom frame (empty: none)")
+                .on_change(|v| match v {
+                    ParamValue::DoubleArray(a)
+                        if a.is_empty() || (a.len() == 2 && a.iter().all(|v| v.is_finite())) =>
+                    {
+                        Ok(())
+                    }
+                    other => Err(format!(
+                        "goal: {other:?} is not [] or [x, y] (finite numbers)"
+                    )),
+                }),
+        ),
+        output: builder.declare(
+            Param::string("output", "cmd_vel_nav")
+                .topic()
+                .description("velocity command topic")
+                .read_only(),
+        ),
+        rate_hz: builder.declare(Param::double("rate_hz", 20.0).range(1.0, 200.0).read_only()),
+        max_speed_mps: builder.declare(Param::double("max_speed_mps", 0.8).range(0.0, 20.0)),
+        max_turn_radps: builder.declare(Param::double("max_turn_radps", 1.2).range(0.0, 20.0)),
+        tolerance_m: builder.declare(Param::double("tolerance_m", 0.5).range(0.05, 100.0)),
+        half_width_m: builder.declare(Param::double("half_width_m", 0.55).range(0.05, 10.0)),
+        look_ahead_m: builder.declare(Param::double("look_ahead_m", 2.0).range(0.2, 50.0)),
+    }
+}
+
 fn main() -> std::process::ExitCode {
+    let mut builder = NodeBuilder::new("goal_driver");
+    let params = declare(&mut builder);
     fieldproof_runtime::main(
-        || {
-            NodeBuilder::new("goal_driver")
-                .param(
-                    Param::doubles("goal", &[])
-                        .description("goal [x, y] in the odom frame (empty: none)")
-                        .on_change(|v| match v {
-                            ParamValue::DoubleArray(a)
-                                if a.is_empty()
-                                    || (a.len() == 2 && a.iter().all(|v| v.is_finite())) =>
-                            {
-                                Ok(())
-                            }
-                            other => Err(format!(
-                                "goal: {other:?} is not [] or [x, y] (finite numbers)"
-                            )),
-                        }),
-                )
-                .param(
-                    Param::string("output", "cmd_vel_nav")
-                        .topic()
-                        .description("velocity command topic")
-                        .read_only(),
-                )
-                .param(Param::double("rate_hz", 20.0).range(1.0, 200.0).read_only())
-                .param(Param::double("max_speed_mps", 0.8).range(0.0, 20.0))
-                .param(Param::double("max_turn_radps", 1.2).range(0.0, 20.0))
-                .param(Param::double("tolerance_m", 0.5).range(0.05, 100.0))
-                .param(Param::double("half_width_m", 0.55).range(0.05, 10.0))
-                .param(Param::double("look_ahead_m", 2.0).range(0.2, 50.0))
-        },
+        move || builder,
         |node| async move {
             let odom_sub = node.subscription::<Odometry>("odom", qos::default())?;
             let scan_sub = node.subscription::<LaserScan>("scan", qos::default())?;
             let goal_sub = node.subscription::<PoseStamped>("goal_pose", qos::latched())?;
-            let out = node.publisher::<Twist>(&node.param_str("output"), qos::default())?;
+            let out = node.publisher::<Twist>(&params.output.get(), qos::default())?;
             let reached_pub = node.publisher::<std_msgs::Bool>("goal_reached", qos::latched())?;
             let goal: Arc<Mutex<Option<(f64, f64)>>> = Arc::new(Mutex::new(None));
-            *goal.lock().expect("goal") = match node.param("goal") {
-                Some(ParamValue::DoubleArray(a)) if a.len() == 2 => Some((a[0], a[1])),
-                _ => None,
-            };
             {
                 let goal = goal.clone();
-                node.on_parameter_changed("goal", move |v| {
-                    let g = match v {
-                        ParamValue::DoubleArray(a) if a.len() == 2 => Some((a[0], a[1])),
+                // Once now (the start-up goal) and on every change.
+                params.goal.follow(move |a| {
+                    let g = match a[..] {
+                        [x, y] => Some((x, y)),
                         _ => None,
                     };
                     tracing::info!("goal set by parameter: {g:?}");
@@ -85,7 +100,7 @@ fn main() -> std::process::ExitCode {
             let mut scan_at: i64 = 0;
             let mut stale_logged = false;
             let mut reached: Option<bool> = None;
-            let mut timer = node.timer_hz(node.param_f64("rate_hz"));
+            let mut timer = node.timer_hz(params.rate_hz.get());
             let mut non_finite = Throttle::new(MALFORMED_LOG_PERIOD);
             loop {
                 futures::select! {
@@ -132,11 +147,11 @@ fn main() -> std::process::ExitCode {
                         let g = *goal.lock().expect("goal");
                         let (Some(p), Some(g)) = (pose, g) else { continue };
                         let s = Settings {
-                            max_speed_mps: node.param_f64("max_speed_mps"),
-                            max_turn_radps: node.param_f64("max_turn_radps"),
-                            tolerance_m: node.param_f64("tolerance_m"),
-                            half_width_m: node.param_f64("half_width_m"),
-                            look_ahead_m: node.param_f64("look_ahead_m"),
+                            max_speed_mps: params.max_speed_mps.get(),
+                            max_turn_radps: params.max_turn_radps.get(),
+                            tolerance_m: params.tolerance_m.get(),
+                            half_width_m: params.half_width_m.get(),
+                            look_ahead_m: params.look_ahead_m.get(),
                             ..Settings::default()
                         };
                         let stale = scan.is_some()
