@@ -1,0 +1,272 @@
+//! The evidence hand-off at the end of a run: the network's evidence (while its
+//! namespaces exist), then the assertions, run.json and the reports.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use fieldproof_link::analysis::{self, Report, Window};
+use fieldproof_link::shaper::{unix_now, LinkShaper};
+use indicatif::ProgressBar;
+use serde_json::{json, Value as Json};
+
+use super::processes::Processes;
+use super::timeline::DdsOutcome;
+use super::RunSummary;
+use crate::assertions::{self, Evidence};
+use crate::evidence::recording::RecordingSummary;
+use crate::evidence::{self, EntryRecord, PlotInput, RunRecord, RunResult};
+use crate::interrupt::Interrupt;
+use crate::model::{Action, Scenario};
+use crate::resources::{RunResources, Sampler};
+use crate::store::Store;
+use crate::timeline::Timeline;
+
+/// The network's evidence, read while the run's namespaces still exist: the link windows
+/// (`network.jsonl`), each vehicle's traffic counters, and the link analysis against the
+/// timeline's changes, whose failures go to `reasons` (or `warnings`, as `verify` says).
+/// Returns run.json's `network` and the analysis (for the assertions).
+pub(super) fn network_evidence(
+    s: &Scenario,
+    run_id: &str,
+    dir: &Path,
+    shaper: Option<&LinkShaper>,
+    outcome: &DdsOutcome,
+    started_unix: f64,
+    reasons: &mut Vec<String>,
+    warnings: &mut Vec<String>,
+) -> (Option<Json>, Option<Report>) {
+    let (mut network_json, mut link_report) = (None, None);
+    if let (Some(net), Some(shaper)) = (&s.network, shaper) {
+        let windows: Vec<Window> = std::fs::read_to_string(dir.join("network.jsonl"))
+            .unwrap_or_default()
+            .lines()
+            .filter_map(|l| serde_json::from_str(l).ok())
+            .collect();
+        let traffic: BTreeMap<String, Json> = s
+            .vehicles
+            .iter()
+            .map(|v| {
+                (
+                    v.name.clone(),
+                    shaper
+                        .counters(&v.name)
+                        .map(|c| serde_json::to_value(c).unwrap_or(Json::Null))
+                        .unwrap_or_else(|e| json!({"error": e.to_string()})),
+                )
+            })
+            .collect();
+        let start = outcome.timeline_start_unix.unwrap_or(started_unix);
+        let end_s = outcome.timeline_end_unix.map(|e| e - start);
+        match analysis::analyse(net, &windows, &outcome.changes, start, end_s) {
+            Ok(rep) => {
+                let (w, fails) = analysis::apply_verify(&rep, net.section.verify);
+                if fails {
+                    reasons.extend(rep.failed.iter().cloned());
+                } else {
+                    warnings.extend(w);
+                }
+                network_json = Some(json!({
+                    "verify": net.section.verify,
+                    "topology": shaper.topology(),
+                    "ground_station": {"netns": fieldproof_link::netns::radio_ns(run_id), "address": fieldproof_link::netns::GROUND_ADDR.to_string()},
+                    "windows": windows.len(),
+                    "changes": outcome.changes,
+                    "periods": rep,
+                    "traffic": traffic,
+                }));
+                link_report = Some(rep);
+            }
+            Err(e) => warnings.push(format!("link analysis: {e}")),
+        }
+    }
+    (network_json, link_report)
+}
+
+/// Everything the run hands to its evidence once the processes are stopped and the
+/// network is gone.
+pub(super) struct Handoff<'a> {
+    pub(super) scenario: &'a Scenario,
+    pub(super) run_id: String,
+    pub(super) seed: u64,
+    pub(super) rtf: f64,
+    pub(super) started_unix: f64,
+    pub(super) dir: PathBuf,
+    pub(super) outcome: DdsOutcome,
+    pub(super) timeline: Timeline,
+    pub(super) processes: &'a Processes,
+    pub(super) sampler: &'a Sampler,
+    pub(super) resources: RunResources,
+    pub(super) network_json: Option<Json>,
+    pub(super) link_report: Option<Report>,
+    pub(super) recording: Option<RecordingSummary>,
+    pub(super) store: Store,
+    pub(super) reasons: Vec<String>,
+    pub(super) warnings: Vec<String>,
+    pub(super) interrupt: &'a Interrupt,
+    pub(super) bar: &'a ProgressBar,
+}
+
+/// The evidence hand-off: evaluates the assertions, gathers why the run failed (assertions,
+/// timeline entries, processes that exited on their own), writes run.json and the reports,
+/// and returns the run's summary.
+pub(super) fn hand_off(h: Handoff) -> RunSummary {
+    let Handoff {
+        scenario: s,
+        run_id,
+        seed,
+        rtf,
+        started_unix,
+        dir,
+        outcome,
+        timeline,
+        processes,
+        sampler,
+        resources,
+        network_json,
+        link_report,
+        recording,
+        store,
+        mut reasons,
+        mut warnings,
+        interrupt,
+        bar,
+    } = h;
+    let truth: Vec<(String, String)> = s
+        .vehicles
+        .iter()
+        .map(|v| {
+            (
+                v.name.clone(),
+                crate::model::truth_topic(&crate::model::label(v)),
+            )
+        })
+        .collect();
+    let outcomes = if outcome.error.is_none() {
+        assertions::evaluate(
+            &s.assertions,
+            &Evidence {
+                store: &store,
+                timeline: &timeline,
+                end_s: outcome.end_s,
+                links: link_report.as_ref(),
+                truth_topics: &truth,
+            },
+        )
+    } else {
+        Vec::new()
+    };
+    for a in &outcomes {
+        if !a.passed {
+            reasons.push(
+                a.reason
+                    .clone()
+                    .unwrap_or_else(|| format!("assertion {} failed", a.name)),
+            );
+        }
+    }
+    for (e, st) in timeline.entries().iter().zip(timeline.states()) {
+        for f in &st.firings {
+            if let Some(err) = &f.error {
+                reasons.push(format!("timeline entry {}: {err}", e.name));
+            }
+        }
+    }
+    for p in &processes.procs {
+        match p.unexpected_exit() {
+            Some(Err(failure)) => reasons.push(failure),
+            Some(Ok(clean)) => warnings.push(clean),
+            None => {}
+        }
+    }
+    let exit_code = if let Some(e) = &outcome.error {
+        reasons.insert(0, e.clone());
+        2
+    } else if reasons.is_empty() {
+        0
+    } else {
+        1
+    };
+    let record = RunRecord {
+        scenario: s.raw.name.clone(),
+        scenario_file: s.file.clone(),
+        scenario_raw: serde_json::to_value(&s.raw).unwrap_or(Json::Null),
+        run_id: run_id.clone(),
+        versions: evidence::versions(),
+        seed,
+        real_time_factor: rtf,
+        started_unix,
+        timeline_started_unix: outcome.timeline_start_unix,
+        ended_unix: unix_now(),
+        timeline_duration_s: outcome.end_s,
+        result: RunResult {
+            exit_code,
+            status: match exit_code {
+                0 => "passed",
+                1 => "failed",
+                _ if interrupt.caught().is_some() => "interrupted",
+                _ => "error",
+            }
+            .into(),
+            reasons: reasons.clone(),
+            warnings,
+        },
+        timeline: timeline
+            .entries()
+            .iter()
+            .zip(timeline.states())
+            .map(|(e, st)| EntryRecord {
+                name: e.name.clone(),
+                action: e.action_name.clone(),
+                vehicle: e.vehicle.clone(),
+                trigger: serde_json::to_value(&e.trigger).unwrap_or(Json::Null),
+                state: st.clone(),
+            })
+            .collect(),
+        assertions: outcomes,
+        network: network_json,
+        processes: processes.procs.iter().map(|p| p.record(sampler)).collect(),
+        resources: Some(resources),
+        recording,
+    };
+    if let Err(e) = evidence::write_run_json(&dir, &record) {
+        reasons.push(format!("run.json: {e}"));
+    }
+    let goals: Vec<(String, (f64, f64))> = s
+        .timeline
+        .iter()
+        .filter_map(|e| match &e.action {
+            Action::NavigateTo { goal, pose } => Some((
+                goal.clone().unwrap_or_else(|| e.name.clone()),
+                (pose.xyz[0], pose.xyz[1]),
+            )),
+            _ => None,
+        })
+        .collect();
+    let input = PlotInput {
+        store: &store,
+        world: &s.world,
+        vehicles: s
+            .vehicles
+            .iter()
+            .map(|v| {
+                let ns = v.topic_prefix();
+                (
+                    v.name.clone(),
+                    format!("{ns}/{}", v.manifest.drive.odometry.ros_topic),
+                    format!("{ns}/link_state"),
+                    crate::model::truth_topic(&crate::model::label(v)),
+                )
+            })
+            .collect(),
+        goals,
+    };
+    if let Err(e) = evidence::write_reports(&dir, &record, &input) {
+        reasons.push(format!("reports: {e}"));
+    }
+    bar.finish_and_clear();
+    RunSummary {
+        exit_code,
+        dir: Some(dir),
+        reasons,
+    }
+}

@@ -1,0 +1,333 @@
+//! Executes a validated scenario: network namespaces and links, processes, readiness,
+//! the timeline, the recording, the assertions, the evidence, the teardown.
+//!
+//! Containment: the runner first moves itself into a fresh network namespace (loopback
+//! only), so nothing it or its children send leaves the machine. With a `network`
+//! section it then creates the run's namespaces and links (`fieldproof_link`'s
+//! [`LinkShaper`], labelled with the run id and removed at the end unless `--keep`), and
+//! moves into the world namespace, where the simulator and the runner's own node
+//! (recorder, parameter client, goal publisher) run, wired to every vehicle and the
+//! ground without shaping; each vehicle's bridge adapters, failsafe and stack run in its
+//! own namespace, the ground station in the radio namespace.
+//!
+//! The run is a sequence of phases, each in its module with an owner that cleans up when
+//! dropped, so an error in any phase ends in the same teardown:
+//! 1. preparation ([`prepare`]): the run directory, the plan, the bridge bundles;
+//! 2. [`containment`]: private and per-vehicle network namespaces, links, cleanup guard;
+//! 3. [`recorder`]: `recording.mcap` and the samples;
+//! 4. [`processes`]: start, readiness, stop (by `fieldproof_launch`'s stop policy);
+//! 5. [`timeline`]: the DDS part — readiness wait, then the timeline's actions;
+//! 6. teardown, then [`handoff`]: network evidence, assertions, run.json, reports.
+
+mod containment;
+mod handoff;
+mod processes;
+mod recorder;
+mod timeline;
+
+use std::path::PathBuf;
+use std::sync::Mutex;
+
+use fieldproof_link::shaper::unix_now;
+use indicatif::{ProgressBar, ProgressStyle};
+
+use self::containment::Containment;
+use self::handoff::Handoff;
+use self::processes::Processes;
+use self::recorder::Recorder;
+use self::timeline::{DdsOutcome, RunContext, Shared};
+use crate::interrupt::Interrupt;
+use crate::model::Scenario;
+use crate::plan::{self, Executables, PlanInput, ProcSpec};
+use crate::resources::Sampler;
+use crate::timeline::Timeline;
+
+/// The command line's settings.
+#[derive(Debug, Clone, Default)]
+pub struct RunOptions {
+    /// Run directory (default `runs/<scenario>-<run id>`).
+    pub out: Option<PathBuf>,
+    /// Keep the network namespaces after the run.
+    pub keep: bool,
+    /// Seed (overrides the scenario's).
+    pub seed: Option<u64>,
+    /// Simulation speed (overrides the scenario's).
+    pub real_time_factor: Option<f64>,
+    /// Show the progress display.
+    pub progress: bool,
+}
+
+/// How a run ended.
+#[derive(Debug, Clone)]
+pub struct RunSummary {
+    /// 0 passed, 1 failed, 2 could not run.
+    pub exit_code: u8,
+    /// The run directory (if one was created).
+    pub dir: Option<PathBuf>,
+    /// Why it did not pass.
+    pub reasons: Vec<String>,
+}
+
+/// Tells a phase of the run: above the progress display, or on stderr without one (a log,
+/// CI, a test waiting for the timeline).
+fn say(bar: &ProgressBar, msg: impl AsRef<str>) {
+    if bar.is_hidden() {
+        eprintln!("fieldproof run: {}", msg.as_ref());
+    } else {
+        bar.println(msg.as_ref());
+    }
+}
+
+fn could_not_run(dir: Option<PathBuf>, why: String) -> RunSummary {
+    RunSummary {
+        exit_code: 2,
+        dir,
+        reasons: vec![why],
+    }
+}
+
+/// A run id: 8 of [a-z0-9] from the pid and the clock.
+pub fn new_run_id() -> String {
+    let n = (std::process::id() as u64) << 32
+        ^ std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos() as u64)
+            .unwrap_or(0);
+    let alphabet = b"0123456789abcdefghijklmnopqrstuvwxyz";
+    let mut x = n;
+    let mut s = String::from("r");
+    for _ in 0..7 {
+        s.push(alphabet[(x % 36) as usize] as char);
+        x /= 36;
+    }
+    s
+}
+
+/// What the preparation hands to the run: where its evidence goes, the processes to start,
+/// the world namespace (with a network).
+struct Prepared {
+    dir: PathBuf,
+    specs: Vec<ProcSpec>,
+    world_ns: Option<String>,
+}
+
+/// Preparation, before anything is created outside the run directory: the run directory
+/// (empty), the plan (everything it needs must exist), the logs directory, each vehicle's
+/// bridge bundle.
+fn prepare(
+    s: &Scenario,
+    o: &RunOptions,
+    exes: &Executables,
+    run_id: &str,
+    seed: u64,
+    rtf: f64,
+) -> Result<Prepared, RunSummary> {
+    let dir = o
+        .out
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("runs").join(format!("{}-{run_id}", s.raw.name)));
+    if dir.exists()
+        && std::fs::read_dir(&dir)
+            .map(|mut d| d.next().is_some())
+            .unwrap_or(true)
+    {
+        return Err(could_not_run(
+            None,
+            format!("--out {}: exists and is not empty", dir.display()),
+        ));
+    }
+    let vehicle_ns: Vec<Option<String>> = s
+        .vehicles
+        .iter()
+        .map(|v| {
+            s.network
+                .as_ref()
+                .map(|_| fieldproof_link::netns::vehicle_ns(run_id, &v.name))
+        })
+        .collect();
+    let radio = s.network.as_ref().map(|_| {
+        (
+            fieldproof_link::netns::radio_ns(run_id),
+            (1..=s.vehicles.len())
+                .map(|i| fieldproof_link::netns::vehicle_addr(i).to_string())
+                .collect::<Vec<_>>(),
+        )
+    });
+    let world_ns = s
+        .network
+        .as_ref()
+        .map(|_| fieldproof_link::netns::world_ns(run_id));
+    let abs_dir = std::env::current_dir()
+        .map(|c| c.join(&dir))
+        .unwrap_or(dir.clone());
+    let specs = plan::plan(
+        s,
+        &PlanInput {
+            dir: &abs_dir,
+            seed,
+            real_time_factor: rtf,
+            vehicle_netns: vehicle_ns,
+            radio,
+            world_netns: world_ns.clone(),
+        },
+        exes,
+    )
+    .map_err(|e| could_not_run(None, e.to_string()))?;
+    if let Err(e) = std::fs::create_dir_all(abs_dir.join("logs")) {
+        return Err(could_not_run(None, format!("{}: {e}", dir.display())));
+    }
+    let dir = abs_dir;
+    for v in &s.vehicles {
+        let opts = v.bundle.options.clone();
+        if let Err(e) =
+            fieldproof_bridge::gen::run(&v.manifest_path, &opts, &dir.join("bundles").join(&v.name))
+        {
+            return Err(could_not_run(
+                Some(dir),
+                format!("vehicles {}: bridge_gen: {e}", v.name),
+            ));
+        }
+    }
+    Ok(Prepared {
+        dir,
+        specs,
+        world_ns,
+    })
+}
+
+/// The progress display (hidden unless asked for).
+fn progress_bar(s: &Scenario, o: &RunOptions) -> ProgressBar {
+    let bar = if o.progress {
+        ProgressBar::new(s.duration_s.ceil() as u64)
+    } else {
+        ProgressBar::hidden()
+    };
+    bar.set_style(
+        ProgressStyle::with_template(
+            "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} s sim  {prefix}  {msg}",
+        )
+        .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    bar
+}
+
+/// Runs a validated scenario.
+pub fn run(s: &Scenario, o: &RunOptions) -> RunSummary {
+    let started_unix = unix_now();
+    // From here on a SIGINT/SIGTERM/SIGHUP ends in the teardown, whatever the phase.
+    let interrupt = match Interrupt::catch() {
+        Ok(i) => i,
+        Err(e) => return could_not_run(None, format!("catching SIGINT/SIGTERM: {e}")),
+    };
+    let seed = o.seed.or(s.raw.seed).unwrap_or(0);
+    let rtf = o.real_time_factor.or(s.raw.real_time_factor).unwrap_or(1.0);
+    let run_id = new_run_id();
+    let exes = Executables::from_env();
+    let Prepared {
+        dir,
+        specs,
+        world_ns,
+    } = match prepare(s, o, &exes, &run_id, seed, rtf) {
+        Ok(p) => p,
+        Err(summary) => return summary,
+    };
+
+    // Containment (dropped: back home, the run's namespaces removed, the guard released).
+    let bar = progress_bar(s, o);
+    bar.set_message("creating the network");
+    let (mut containment, early_warnings) =
+        match Containment::enter(s, o, &exes, &run_id, seed, &dir, world_ns.as_deref()) {
+            Ok(c) => c,
+            Err(e) => {
+                bar.finish_and_clear();
+                return could_not_run(Some(dir), e);
+            }
+        };
+
+    // Recorder.
+    let recorder = Recorder::create(&dir);
+    say(&bar, format!("run {run_id}: evidence in {}", dir.display()));
+
+    // Processes (dropped: every one still running is stopped).
+    bar.set_message("starting processes");
+    let mut sampler = Sampler::new();
+    let mut processes = Processes::new(s.raw.timeouts.shutdown_s.get());
+    let started = processes.start_all(&specs, world_ns.as_deref(), &dir.join("logs"), &interrupt);
+
+    // Readiness and the timeline (the DDS part), with the links and processes lent to it.
+    let mut timeline = Timeline::new(s.timeline.clone());
+    let mut outcome = DdsOutcome::default();
+    match started {
+        Ok(()) => {
+            let shared = Mutex::new(Shared {
+                shaper: containment.shaper.as_mut(),
+                processes: &mut processes,
+            });
+            let ctx = RunContext {
+                scenario: s,
+                shared: &shared,
+                bar: &bar,
+                interrupt: &interrupt,
+            };
+            (outcome, timeline) = timeline::run_dds(&ctx, recorder.clone(), timeline, &mut sampler);
+        }
+        Err(e) => outcome.error = Some(e),
+    }
+
+    // Teardown: the processes, by the stop policy.
+    bar.set_message("tearing down");
+    say(&bar, "tearing down");
+    sampler.sample(&processes.running_pids());
+    processes.stop_all();
+
+    // Evidence: the network's while it exists, then the network goes, then the rest.
+    let mut reasons: Vec<String> = Vec::new();
+    let mut warnings = early_warnings;
+    warnings.extend(outcome.warnings.iter().cloned());
+    let resources = sampler.finish();
+    let (network_json, link_report) = handoff::network_evidence(
+        s,
+        &run_id,
+        &dir,
+        containment.shaper.as_ref(),
+        &outcome,
+        started_unix,
+        &mut reasons,
+        &mut warnings,
+    );
+    drop(containment);
+    let (recording, store) = recorder::finish(&recorder, s, &dir, &mut outcome, rtf, &mut warnings);
+    handoff::hand_off(Handoff {
+        scenario: s,
+        run_id,
+        seed,
+        rtf,
+        started_unix,
+        dir,
+        outcome,
+        timeline,
+        processes: &processes,
+        sampler: &sampler,
+        resources,
+        network_json,
+        link_report,
+        recording,
+        store,
+        reasons,
+        warnings,
+        interrupt: &interrupt,
+        bar: &bar,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn run_ids_are_valid_for_the_link_namespaces() {
+        let id = new_run_id();
+        assert_eq!(id.len(), 8);
+        fieldproof_link::netns::validate_run_id(&id).unwrap();
+    }
+}
