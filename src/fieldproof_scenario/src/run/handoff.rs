@@ -23,8 +23,7 @@ use crate::timeline::Timeline;
 
 /// The network's evidence, read while the run's namespaces still exist: the link windows
 /// (`network.jsonl`), each vehicle's traffic counters, and the link analysis against the
-/// timeline's changes, whose failures go to `reasons` (or `warnings`, as `verify` says).
-/// Returns run.json's `network` and the analysis (for the assertions).
+/// timeline's changes, whose failures are the run's (or warnings, as `verify` says).
 pub(super) fn network_evidence(
     s: &Scenario,
     run_id: &str,
@@ -32,10 +31,9 @@ pub(super) fn network_evidence(
     shaper: Option<&LinkShaper>,
     outcome: &DdsOutcome,
     started_unix: f64,
-    reasons: &mut Vec<String>,
-    warnings: &mut Vec<String>,
-) -> (Option<Json>, Option<Report>) {
+) -> NetworkEvidence {
     let (mut network_json, mut link_report) = (None, None);
+    let (mut reasons, mut warnings) = (Vec::new(), Vec::new());
     if let (Some(net), Some(shaper)) = (&s.network, shaper) {
         let windows: Vec<Window> = std::fs::read_to_string(dir.join("network.jsonl"))
             .unwrap_or_default()
@@ -79,7 +77,24 @@ pub(super) fn network_evidence(
             Err(e) => warnings.push(format!("link analysis: {e}")),
         }
     }
-    (network_json, link_report)
+    NetworkEvidence {
+        json: network_json,
+        report: link_report,
+        reasons,
+        warnings,
+    }
+}
+
+/// What [`network_evidence`] found.
+pub(super) struct NetworkEvidence {
+    /// run.json's `network`.
+    pub(super) json: Option<Json>,
+    /// The link analysis (the assertions read it).
+    pub(super) report: Option<Report>,
+    /// Link verdicts that fail the run.
+    pub(super) reasons: Vec<String>,
+    /// Link verdicts that only warn, and analysis problems.
+    pub(super) warnings: Vec<String>,
 }
 
 /// Everything the run hands to its evidence once the processes are stopped and the

@@ -281,20 +281,19 @@ pub fn run(s: &Scenario, o: &RunOptions) -> RunSummary {
     processes.stop_all();
 
     // Evidence: the network's while it exists, then the network goes, then the rest.
-    let mut reasons: Vec<String> = Vec::new();
-    let mut warnings = early_warnings;
-    warnings.extend(outcome.warnings.iter().cloned());
-    let resources = sampler.finish();
-    let (network_json, link_report) = handoff::network_evidence(
+    let network = handoff::network_evidence(
         s,
         &run_id,
         &dir,
         containment.shaper.as_ref(),
         &outcome,
         started_unix,
-        &mut reasons,
-        &mut warnings,
     );
+    let reasons = network.reasons;
+    let mut warnings = early_warnings;
+    warnings.extend(outcome.warnings.iter().cloned());
+    warnings.extend(network.warnings);
+    let resources = sampler.finish();
     drop(containment);
     let (recording, store) = recorder::finish(&recorder, s, &dir, &mut outcome, rtf, &mut warnings);
     handoff::hand_off(Handoff {
@@ -309,8 +308,8 @@ pub fn run(s: &Scenario, o: &RunOptions) -> RunSummary {
         processes: &processes,
         sampler: &sampler,
         resources,
-        network_json,
-        link_report,
+        network_json: network.json,
+        link_report: network.report,
         recording,
         store,
         reasons,
