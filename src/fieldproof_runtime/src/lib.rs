@@ -37,6 +37,7 @@ pub mod args;
 pub mod clock;
 pub mod env;
 pub mod graph;
+pub mod lifecycle;
 pub mod logging;
 pub mod names;
 mod node;
