@@ -275,6 +275,10 @@ pub async fn get_state(
     within(timeout, client.name(), call).await
 }
 
+/// How long [`change_state`] waits between seeing the server and sending its one request,
+/// for the server's discovery of the client's reply reader.
+const REPLY_READER_SETTLE: Duration = Duration::from_millis(500);
+
 /// Calls `<target_fqn>/change_state` with transition `id`; `Ok(success)` as the node
 /// answered (false: refused or its callback did not succeed). Not retried: a transition is
 /// not idempotent.
@@ -290,6 +294,9 @@ pub async fn change_state(
     )?;
     let call = async {
         client.wait_for_service().await;
+        // Our reply reader may not be known to the server yet when we see its endpoints; a
+        // reply sent before is lost (volatile), and a transition is not resent.
+        async_io::Timer::after(REPLY_READER_SETTLE).await;
         client
             .call(ChangeStateRequest {
                 transition: Transition::new(id, ""),
