@@ -5,6 +5,8 @@
 //! talker --ros-args -r __node:=my_talker -r __ns:=/robot -p rate_hz:=5.0 -p message:=hi
 //! ros2 param set /robot/my_talker message bye      # takes effect on the next message
 //! ros2 param set /robot/my_talker rate_hz 5000.0   # rejected: out of range
+//! ros2 param set /robot/my_talker style plain      # the message without its count
+//! ros2 param set /robot/my_talker style loud       # rejected: not one of counted, plain
 //! ```
 use fieldproof_runtime::msgs::std_msgs;
 use fieldproof_runtime::{qos, tracing, NodeBuilder, Param, ParamHandle};
@@ -23,6 +25,11 @@ fn main() -> std::process::ExitCode {
         Param::double("rate_hz", 2.0)
             .description("publishing rate in ROS time")
             .range(0.1, 1000.0),
+    );
+    let style: ParamHandle<String> = builder.declare(
+        Param::string("style", "counted")
+            .description("counted: the message and a count; plain: the message alone")
+            .one_of(&["counted", "plain"]),
     );
     let enabled: ParamHandle<bool> =
         builder.declare(Param::bool("enabled", true).description("publish nothing while false"));
@@ -45,7 +52,10 @@ fn main() -> std::process::ExitCode {
                                 continue;
                             }
                             count += 1;
-                            let data = format!("{} {count}", message.get());
+                            let data = match style.get().as_str() {
+                                "plain" => message.get(),
+                                _ => format!("{} {count}", message.get()),
+                            };
                             tracing::info!("Publishing: '{data}'");
                             publisher.publish(std_msgs::String { data })?;
                         }

@@ -1,6 +1,7 @@
 //! Interop: a Cyclone DDS peer (Python `cyclonedds`, an independent DDS implementation)
-//! calls the talker's parameter services exactly as `ros2 param get/set` on a Cyclone-based
-//! ROS 2 would (rmw_cyclonedds' request framing), and hears the effect on the topic.
+//! calls the talker's parameter services exactly as `ros2 param get/set/describe` on a
+//! Cyclone-based ROS 2 would (rmw_cyclonedds' request framing), and hears the effect on the
+//! topic; a parameter with choices shows them and refuses a value outside them.
 //! Run inside the project's network namespace; the Python comes from `FIELDPROOF_PYTHON`
 //! or the workspace's `.venv` (made by `scripts/setup`).
 
@@ -63,6 +64,18 @@ fn cyclone_peer_gets_and_sets_parameters() {
     assert_eq!(v["set"][1][0], serde_json::json!(false), "{v}");
     assert!(v["set"][1][1].as_str().unwrap().contains("range"), "{v}");
     assert_eq!(v["after"], serde_json::json!(["from_cyclone", 10.0]), "{v}");
+    // the one_of parameter: its choices in describe_parameters, an outside value refused
+    assert_eq!(
+        v["style_constraints"],
+        serde_json::json!(["one of: counted, plain"]),
+        "{v}"
+    );
+    assert_eq!(
+        v["style_set"],
+        serde_json::json!([[false, "style: \"loud\" is not one of counted, plain"]]),
+        "{v}"
+    );
+    assert_eq!(v["style_after"], serde_json::json!(["counted"]), "{v}");
     assert!(
         v["heard"]
             .as_str()

@@ -1,5 +1,5 @@
 """Cyclone DDS peer for tests/cyclone.rs: calls a node's parameter services the way
-`ros2 param get/set` does on a Cyclone-based ROS 2 (rmw_cyclonedds_cpp: `rq/<node>/<srv>Request`
+`ros2 param get/set/describe` does on a Cyclone-based ROS 2 (rmw_cyclonedds_cpp: `rq/<node>/<srv>Request`
 topics, ROS 2 DDS type names, a (client id, sequence number) header before the request,
 echoed before the reply), and subscribes the node's topic.
 
@@ -11,9 +11,12 @@ import json
 import os
 import sys
 import time
+from dataclasses import dataclass, field
 
 from cyclonedds.core import Policy, Qos
 from cyclonedds.domain import DomainParticipant
+from cyclonedds.idl import IdlStruct
+from cyclonedds.idl.types import float64, int64, sequence, uint8, uint64
 from cyclonedds.pub import DataWriter
 from cyclonedds.sub import DataReader
 from cyclonedds.topic import Topic
@@ -30,6 +33,47 @@ from peers.cyclone import (  # noqa: E402
     SetParametersResponse as SetResponse,
 )
 from peers.ros_types import String  # noqa: E402
+
+
+# rcl_interfaces/srv/DescribeParameters, with rmw_cyclonedds' request header.
+@dataclass
+class FloatingPointRange(IdlStruct, typename="rcl_interfaces::msg::dds_::FloatingPointRange_"):
+    from_value: float64 = 0.0
+    to_value: float64 = 0.0
+    step: float64 = 0.0
+
+
+@dataclass
+class IntegerRange(IdlStruct, typename="rcl_interfaces::msg::dds_::IntegerRange_"):
+    from_value: int64 = 0
+    to_value: int64 = 0
+    step: uint64 = 0
+
+
+@dataclass
+class ParameterDescriptor(IdlStruct, typename="rcl_interfaces::msg::dds_::ParameterDescriptor_"):
+    name: str = ""
+    type: uint8 = 0
+    description: str = ""
+    additional_constraints: str = ""
+    read_only: bool = False
+    dynamic_typing: bool = False
+    floating_point_range: sequence[FloatingPointRange, 1] = field(default_factory=list)
+    integer_range: sequence[IntegerRange, 1] = field(default_factory=list)
+
+
+@dataclass
+class DescribeRequest(IdlStruct, typename="rcl_interfaces::srv::dds_::DescribeParameters_Request_"):
+    client_guid: uint64 = 0
+    seq: int64 = 0
+    names: sequence[str] = field(default_factory=list)
+
+
+@dataclass
+class DescribeResponse(IdlStruct, typename="rcl_interfaces::srv::dds_::DescribeParameters_Response_"):
+    client_guid: uint64 = 0
+    seq: int64 = 0
+    descriptors: sequence[ParameterDescriptor] = field(default_factory=list)
 
 
 CLIENT_ID = 0x0123_4567_89AB_CDEF
@@ -69,6 +113,7 @@ def main():
     dp = DomainParticipant(int(os.environ.get("ROS_DOMAIN_ID", "0")))
     get = Service(dp, node, "get_parameters", GetRequest, GetResponse)
     set_ = Service(dp, node, "set_parameters", SetRequest, SetResponse)
+    describe = Service(dp, node, "describe_parameters", DescribeRequest, DescribeResponse)
     chatter = DataReader(dp, Topic(dp, "rt/" + topic.lstrip("/"), String), QOS)
     out = {}
 
@@ -81,6 +126,16 @@ def main():
     out["set"] = [[r.successful, r.reason] for r in rep.results]
     rep = get.call(lambda s: GetRequest(CLIENT_ID, s, ["message", "rate_hz"]))
     out["after"] = [value(v) for v in rep.values]
+
+    # A parameter with choices: describe shows them, a value outside them is refused.
+    rep = describe.call(lambda s: DescribeRequest(CLIENT_ID, s, ["style"]))
+    out["style_constraints"] = [d.additional_constraints for d in rep.descriptors]
+    rep = set_.call(lambda s: SetRequest(CLIENT_ID, s, [
+        Parameter("style", ParameterValue(type=4, string_value="loud")),
+    ]))
+    out["style_set"] = [[r.successful, r.reason] for r in rep.results]
+    rep = get.call(lambda s: GetRequest(CLIENT_ID, s, ["style"]))
+    out["style_after"] = [value(v) for v in rep.values]
 
     deadline = time.monotonic() + 20.0
     out["heard"] = None
