@@ -1,4 +1,4 @@
-"""The bridge contract test (spec 004, "The contract test"), with our simulator standing in for
+"""The bridge contract test, with our simulator standing in for
 Gazebo + ros_gz_bridge: a bundle generated from robots/ugv_ref/robot.yaml, its adapters started
 by the bundle's launch file through `fieldproof launch`, then
 1. contract_check reports no failure (type, QoS, frame, rate, nothing extra);

@@ -1,4 +1,4 @@
-//! The bridge rules every tool shares (spec 004, "The rules"): which adapter an interface
+//! The bridge rules every tool shares: which adapter an interface
 //! gets, whether the simulator publishes it on a hidden `_bridge` topic, and how names are
 //! qualified with a namespace and frames with a frame prefix.
 //!
@@ -35,7 +35,7 @@ impl Adapter {
     }
 }
 
-/// ROS types the relay can inject faults into (spec 004: laser scans, odometry, joint
+/// ROS types the relay can inject faults into (laser scans, odometry, joint
 /// states, ranges, magnetic field, pressure, temperature, stamped twists and poses).
 pub const INJECTABLE_TYPES: &[&str] = &[
     "sensor_msgs/msg/LaserScan",
@@ -60,7 +60,7 @@ pub const CAMERA_TYPES: &[&str] = &[
     "sensor_msgs/msg/PointCloud2",
 ];
 
-/// The adapter an interface gets, in the order of spec 004's Adapters rule: the drive
+/// The adapter an interface gets, the first rule that applies winning: the drive
 /// command the command_relay; an IMU output the imu_adapter; a GNSS fix the navsat_adapter;
 /// an interface with `gz_rate` the throttle; every other output of an injectable type the
 /// relay; anything else (TF, camera topics, the clock) none: it is bridged directly. An

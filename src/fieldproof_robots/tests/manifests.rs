@@ -1,5 +1,5 @@
-//! The repository's manifests and worlds load, and the reference UGV yields spec 004's
-//! contract through the shared bridge rules.
+//! The repository's manifests and worlds load, and the reference UGV yields the reference
+//! bridge contract through the shared bridge rules.
 
 use std::path::{Path, PathBuf};
 

@@ -1,6 +1,6 @@
 //! `bridge_gen <robot.yaml> -o <dir> [-n ns] [--frame-prefix p] [--no-clock]
 //! [--no-robot-state-publisher] [--without SENSOR]...`: writes the bridge bundle of a vehicle
-//! manifest (spec 004). A bad manifest or option exits 2 with the reason and writes nothing.
+//! manifest. A bad manifest or option exits 2 with the reason and writes nothing.
 
 use std::path::PathBuf;
 use std::process::ExitCode;

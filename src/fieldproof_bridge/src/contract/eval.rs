@@ -1,6 +1,6 @@
 //! Evaluating what was observed against a contract: pure logic, no DDS.
 //!
-//! One [`Finding`] per check (spec 004, "Checking a running stack"):
+//! One [`Finding`] per check of a running stack:
 //! - `graph`: a publisher (for the drive command: a subscription) of the contract's type exists;
 //! - `qos`: every such endpoint has the contract's reliability and durability (discovery does
 //!   not carry the depth);

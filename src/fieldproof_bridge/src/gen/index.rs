@@ -1,5 +1,5 @@
 //! Reading a written bundle's `bridge.yaml` back: how the scenario runner finds the node a
-//! fault event sets (spec 004's `Bundle.injector`).
+//! fault event sets (the bundle's injector of an interface).
 
 use std::path::Path;
 

@@ -1,4 +1,4 @@
-//! The bundle generator (spec 004): a vehicle manifest in, a bridge bundle out.
+//! The bundle generator: a vehicle manifest in, a bridge bundle out.
 //!
 //! [`generate`] applies the rules to every interface of the manifest
 //! ([`fieldproof_robots::Manifest::interfaces`]) and yields a [`Bundle`], the complete plan in
@@ -8,7 +8,7 @@
 //! bad manifest or option leaves the output directory as it was. [`index::BundleIndex`] reads
 //! a written bundle's injectors back (how a fault event finds its node).
 //!
-//! The rules (spec 004, "The rules"):
+//! The rules:
 //! - names are fully qualified with the namespace on both sides (the ROS topic and the Gazebo
 //!   topic); a ROS topic written with a leading slash is global (`/clock`);
 //! - which adapter serves an interface, and so whether the simulator side uses the hidden
@@ -363,7 +363,7 @@ pub fn generate(manifest: &Manifest, options: &Options, out: &Path) -> Result<Bu
 }
 
 /// Loads a manifest by its absolute path, so that every path the bundle records (the
-/// manifest, the description's xacro) is absolute, as spec 004 asks.
+/// manifest, the description's xacro) is absolute and the bundle works from any directory.
 pub fn load_manifest(path: &Path) -> Result<Manifest, GenError> {
     Ok(Manifest::load(absolute(path))?)
 }

@@ -55,7 +55,7 @@ const R: Reliability = Reliability::Reliable;
 const V: Durability = Durability::Volatile;
 const TL: Durability = Durability::TransientLocal;
 
-/// Spec 004's table, "The contract of the reference UGV": topic, type, role, frame,
+/// The contract of the reference UGV, row by row: topic, type, role, frame,
 /// child frame, rate, QoS, provided by.
 #[allow(clippy::type_complexity)]
 const SPEC_TABLE: &[(
@@ -210,8 +210,8 @@ const SPEC_TABLE: &[(
     ),
 ];
 
-/// Where we follow the spec's rules over its (older) table: the command goes through the
-/// command_relay, odometry and the scan (injectable types) through a relay.
+/// Where the adapter rules override the table's `provided by` column: the command goes
+/// through the command_relay, odometry and the scan (injectable types) through a relay.
 fn provided_by_per_rules(topic: &str, table: &str) -> String {
     match topic {
         "cmd_vel" => "command_relay".into(),
