@@ -3,7 +3,11 @@
 //! takes link commands over ROS; removes everything when it ends (SIGINT/SIGTERM too; after
 //! a crash `link_net cleanup --stale` does).
 //!
-//! Prints `{"ready": true, "topology": …}` on stdout once the links are shaped.
+//! A managed (lifecycle) node: configure reads the parameters and scenario, creates and shapes
+//! the links and prints `{"ready": true, "topology": …}` on stdout (what the runner waits
+//! for); activate starts serving the commands below, deactivate stops (the links stay),
+//! cleanup removes the links. With `autostart` (default true) it configures and activates
+//! itself; a configuration that fails then ends the process with the reason.
 //!
 //! Interface (under the node, `std_msgs/msg/String`):
 //! - `~/command` (in): `set <vehicle> <profile>`, `custom <vehicle> <name> <profile JSON>`,
@@ -23,6 +27,7 @@ use fieldproof_link::netns::Backend;
 use fieldproof_link::profile::{presets, Network, NetworkSection, Verify};
 use fieldproof_link::shaper::{unix_now, LinkShaper};
 use fieldproof_link::tc;
+use fieldproof_runtime::lifecycle::{Configured, PRIMARY_STATE_ACTIVE, PRIMARY_STATE_FINALIZED};
 use fieldproof_runtime::msgs::std_msgs;
 use fieldproof_runtime::{qos, tracing, NodeBuilder, Param, ParamHandle};
 use futures::FutureExt;
@@ -76,6 +81,11 @@ fn main() -> std::process::ExitCode {
             .description("keep the namespaces after the end")
             .read_only(),
     );
+    let autostart: ParamHandle<bool> = builder.declare(
+        Param::bool("autostart", true)
+            .description("configure and activate at start (false: wait for ~/change_state)")
+            .read_only(),
+    );
     let events_jsonl: ParamHandle<String> = builder.declare(
         Param::string("events_jsonl", "")
             .description("file for the applied profile changes (empty: none)")
@@ -84,43 +94,56 @@ fn main() -> std::process::ExitCode {
     fieldproof_runtime::main(
         move || builder,
         |node| async move {
-            let net = network(&profile.get(), &scenario.get())?;
-            let forced = match backend.get().as_str() {
-                "kernel" => Some(Backend::Kernel),
-                "userspace" => Some(Backend::Userspace),
-                "auto" => None,
-                other => {
-                    return Err(
-                        format!("backend: '{other}' is not one of auto, kernel, userspace").into(),
-                    )
+            let vehicle_names = vehicles.get();
+            // configure: the links are created and shaped; the runner waits for the line.
+            let (callbacks, configured) = Configured::new(move || {
+                let net = network(&profile.get(), &scenario.get())?;
+                let forced = match backend.get().as_str() {
+                    "kernel" => Some(Backend::Kernel),
+                    "userspace" => Some(Backend::Userspace),
+                    "auto" => None,
+                    other => {
+                        return Err(format!(
+                            "backend: '{other}' is not one of auto, kernel, userspace"
+                        ))
+                    }
+                };
+                let backend = tc::select_backend(forced);
+                let run_id = run_id.get();
+                let vehicles = vehicles.get();
+                let epoch = unix_now();
+                let mut shaper = LinkShaper::start(
+                    &run_id,
+                    &vehicles,
+                    net,
+                    backend,
+                    EmulatorConfig::default(),
+                    epoch,
+                )
+                .map_err(|e| e.to_string())?;
+                shaper.keep(keep.get());
+                // The runner waits for this line (the topology: namespaces, addresses).
+                println!(
+                    "{}",
+                    serde_json::json!({"ready": true, "epoch": epoch, "topology": shaper.topology(), "in_force": shaper.in_force()})
+                );
+                {
+                    use std::io::Write;
+                    let _ = std::io::stdout().flush();
                 }
-            };
-            let backend = tc::select_backend(forced);
-            let run_id = run_id.get();
-            let vehicles = vehicles.get();
-            let epoch = unix_now();
-            let mut shaper = LinkShaper::start(
-                &run_id,
-                &vehicles,
-                net,
-                backend,
-                EmulatorConfig::default(),
-                epoch,
-            )?;
-            shaper.keep(keep.get());
-            // The runner waits for this line (the topology: namespaces, addresses).
-            println!(
-                "{}",
-                serde_json::json!({"ready": true, "epoch": epoch, "topology": shaper.topology(), "in_force": shaper.in_force()})
-            );
-            {
-                use std::io::Write;
-                let _ = std::io::stdout().flush();
+                tracing::info!(
+                    "run {run_id}: {} links ({backend:?} backend)",
+                    vehicles.len()
+                );
+                Ok(shaper)
+            });
+            let managed = node.managed(callbacks)?;
+            if autostart.get() {
+                managed
+                    .autostart()
+                    .map_err(|e| configured.last_error().unwrap_or(e))?;
             }
-            tracing::info!(
-                "run {run_id}: {} links ({backend:?} backend)",
-                vehicles.len()
-            );
+            let vehicles = vehicle_names;
             let commands = node.subscription::<std_msgs::String>("~/command", qos::default())?;
             let result = node.publisher::<std_msgs::String>("~/result", qos::default())?;
             let in_force = node.publisher::<std_msgs::String>("~/in_force", qos::latched())?;
@@ -143,46 +166,66 @@ fn main() -> std::process::ExitCode {
                     data: serde_json::to_string(s.in_force()).unwrap_or_default(),
                 })
             };
-            publish_in_force(&shaper)?;
-            let mut second = smol::Timer::interval(Duration::from_secs(1));
-            let mut tick = smol::Timer::interval(Duration::from_millis(50));
-            let outcome: Result<(), fieldproof_runtime::BoxError> = loop {
-                futures::select! {
-                    c = commands.recv().fuse() => {
-                        let line = match c { Ok(c) => c.data, Err(e) => break Err(e.into()) };
-                        let (reply, _) = shaper.command(line.trim());
-                        if reply["ok"] == false {
-                            tracing::warn!("refused '{}': {}", line.trim(), reply["error"]);
-                        } else {
-                            tracing::info!("{}", line.trim());
-                        }
-                        result.publish(std_msgs::String { data: reply.to_string() })?;
-                        publish_in_force(&shaper)?;
-                    }
-                    _ = futures::StreamExt::next(&mut tick).fuse() => {
-                        match shaper.tick() {
-                            Ok(restored) if !restored.is_empty() => {
-                                tracing::info!("timed drop ended, restored: {}", restored.join(", "));
-                                publish_in_force(&shaper)?;
-                            }
-                            Ok(_) => {}
-                            Err(e) => break Err(e.into()),
-                        }
-                    }
-                    _ = futures::StreamExt::next(&mut second).fuse() => {
-                        let mut all = serde_json::Map::new();
-                        for v in &vehicles {
-                            if let Ok(c) = shaper.counters(v) {
-                                all.insert(v.clone(), serde_json::to_value(c)?);
-                            }
-                        }
-                        counters.publish(std_msgs::String { data: serde_json::Value::Object(all).to_string() })?;
-                    }
+            // activate: serve commands while ACTIVE; deactivate: stop serving, links kept.
+            let outcome: Result<(), fieldproof_runtime::BoxError> = 'lifecycle: loop {
+                let state = futures::select! {
+                    s = managed.wait_until(|s| s.id == PRIMARY_STATE_ACTIVE || s.id == PRIMARY_STATE_FINALIZED).fuse() => s,
                     _ = node.shutdown_requested().fuse() => break Ok(()),
+                };
+                if state.id == PRIMARY_STATE_FINALIZED {
+                    break Ok(());
+                }
+                let Some(mut shaper) = configured.take() else {
+                    break Err("active without a configuration".into());
+                };
+                publish_in_force(&shaper)?;
+                let mut second = smol::Timer::interval(Duration::from_secs(1));
+                let mut tick = smol::Timer::interval(Duration::from_millis(50));
+                let served: Result<bool, fieldproof_runtime::BoxError> = loop {
+                    futures::select! {
+                        c = commands.recv().fuse() => {
+                            let line = match c { Ok(c) => c.data, Err(e) => break Err(e.into()) };
+                            let (reply, _) = shaper.command(line.trim());
+                            if reply["ok"] == false {
+                                tracing::warn!("refused '{}': {}", line.trim(), reply["error"]);
+                            } else {
+                                tracing::info!("{}", line.trim());
+                            }
+                            result.publish(std_msgs::String { data: reply.to_string() })?;
+                            publish_in_force(&shaper)?;
+                        }
+                        _ = futures::StreamExt::next(&mut tick).fuse() => {
+                            match shaper.tick() {
+                                Ok(restored) if !restored.is_empty() => {
+                                    tracing::info!("timed drop ended, restored: {}", restored.join(", "));
+                                    publish_in_force(&shaper)?;
+                                }
+                                Ok(_) => {}
+                                Err(e) => break Err(e.into()),
+                            }
+                        }
+                        _ = futures::StreamExt::next(&mut second).fuse() => {
+                            let mut all = serde_json::Map::new();
+                            for v in &vehicles {
+                                if let Ok(c) = shaper.counters(v) {
+                                    all.insert(v.clone(), serde_json::to_value(c)?);
+                                }
+                            }
+                            counters.publish(std_msgs::String { data: serde_json::Value::Object(all).to_string() })?;
+                        }
+                        _ = managed.wait_until(|s| s.id != PRIMARY_STATE_ACTIVE).fuse() => break Ok(false),
+                        _ = node.shutdown_requested().fuse() => break Ok(true),
+                    }
+                };
+                configured.put(shaper);
+                match served {
+                    Ok(false) => continue 'lifecycle,
+                    Ok(true) => break Ok(()),
+                    Err(e) => break Err(e),
                 }
             };
             // The namespaces go before the participant does.
-            drop(shaper);
+            drop(configured.take());
             outcome
         },
     )

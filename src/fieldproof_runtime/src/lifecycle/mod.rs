@@ -26,6 +26,7 @@
 //! The client side ([`get_state`], [`change_state`], [`wait_for_state`]) is what a launcher
 //! uses to drive and watch another node.
 
+mod configured;
 pub mod machine;
 
 use std::sync::atomic::{AtomicU8, Ordering};
@@ -34,6 +35,7 @@ use std::time::Duration;
 
 use futures::FutureExt;
 
+pub use configured::{Configured, ConfiguredValue};
 pub use machine::{available_states, CallbackReturn, Callbacks, LifecycleError, StateMachine};
 
 use crate::msgs::lifecycle_msgs::{
