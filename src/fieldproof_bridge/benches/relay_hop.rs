@@ -7,7 +7,6 @@
 //!     scripts/netns-run cargo bench -p fieldproof_bridge --bench relay_hop
 //! The Python relay needs `FIELDPROOF_PYTHON` (default `<root>/.venv/bin/python`) with cyclonedds.
 
-use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -191,10 +190,6 @@ fn image_2mb() -> Image {
     m
 }
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
 fn rust_relay(ros_type: &str, input: &str, output: &str) -> Running {
     Running(
         Command::new(env!("CARGO_BIN_EXE_relay"))
@@ -213,12 +208,9 @@ fn rust_relay(ros_type: &str, input: &str, output: &str) -> Running {
 }
 
 fn python_relay(type_name: &str, input: &str, output: &str) -> Option<Running> {
-    let python = std::env::var("FIELDPROOF_PYTHON")
-        .map(PathBuf::from)
-        .unwrap_or_else(|_| root().join(".venv/bin/python"));
-    Command::new(python)
+    Command::new(fieldproof_testkit::python())
         .args(["-m", "peers.cyclone_relay", input, output, type_name])
-        .current_dir(root().join("test"))
+        .current_dir(fieldproof_testkit::repo_root().join("test"))
         .stdout(Stdio::null())
         .spawn()
         .ok()

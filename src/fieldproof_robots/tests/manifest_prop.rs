@@ -1,13 +1,13 @@
 //! Manifest parsing and validation over arbitrary and mangled text never panic: every input
 //! gives a manifest or an error. Bounded property tests (a few seconds).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use fieldproof_robots::Manifest;
 use proptest::prelude::*;
 
 fn reference() -> (PathBuf, String) {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../robots/ugv_ref/robot.yaml");
+    let path = fieldproof_testkit::repo_root().join("robots/ugv_ref/robot.yaml");
     let text = std::fs::read_to_string(&path).unwrap();
     (path, text)
 }

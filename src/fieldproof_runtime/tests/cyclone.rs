@@ -12,20 +12,6 @@ use std::process::Command;
 
 use common::{require_netns, Proc};
 
-fn python() -> PathBuf {
-    let p = std::env::var_os("FIELDPROOF_PYTHON")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../.venv/bin/python")
-        });
-    assert!(
-        p.exists(),
-        "{}: no Python with cyclonedds; run scripts/setup (or set FIELDPROOF_PYTHON)",
-        p.display()
-    );
-    p
-}
-
 #[test]
 fn cyclone_peer_gets_and_sets_parameters() {
     fieldproof_testkit::contain_or_return!();
@@ -44,7 +30,7 @@ fn cyclone_peer_gets_and_sets_parameters() {
         ],
     );
     let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/cyclone_params.py");
-    let out = Command::new(python())
+    let out = Command::new(fieldproof_testkit::python())
         .arg(&script)
         .args(["/cy/cytalker", "/cy/chatter"])
         .env("ROS_DOMAIN_ID", "95")

@@ -12,11 +12,7 @@ use fieldproof_scenario::store::Store;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-fn python() -> PathBuf {
-    std::env::var_os("FIELDPROOF_PYTHON")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.venv/bin/python"))
-}
+use fieldproof_testkit::{python, repo_root};
 
 fn write_sample(dir: &Path) -> PathBuf {
     let path = dir.join("recording.mcap");
@@ -151,10 +147,7 @@ with Reader(Path(sys.argv[1])) as r:
 #[test]
 fn run_json_and_reports() {
     let dir = tempfile::tempdir().unwrap();
-    let world = fieldproof_robots::World::load(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../worlds/depot.yaml"),
-    )
-    .unwrap();
+    let world = fieldproof_robots::World::load(repo_root().join("worlds/depot.yaml")).unwrap();
     let mut store = Store::new();
     for i in 0..100 {
         let t = i as f64 * 0.5;

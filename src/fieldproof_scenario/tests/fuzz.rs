@@ -6,11 +6,11 @@ use fieldproof_robots::yaml_guard;
 use fieldproof_scenario::{duration, model};
 use proptest::prelude::*;
 use serde_yaml::Value;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// A scenario file's path beside the shipped ones (relative paths resolve from there).
 fn scenario_path() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../config/scenarios/fuzz_case.yaml")
+    fieldproof_testkit::repo_root().join("config/scenarios/fuzz_case.yaml")
 }
 
 /// What `fieldproof validate` does with the text of a file (`model::load` after reading).

@@ -307,10 +307,7 @@ for m in read_ros2_messages(sys.argv[1]):
         assert json.loads(m.ros_msg.data)["link"] == "ugv1"
 print(n["/ugv1/link_state"], n["/fieldproof/network"], sorted(states))
 "#;
-    let python = std::env::var_os("FIELDPROOF_PYTHON")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| repo_root().join(".venv/bin/python"));
-    let o = Command::new(python)
+    let o = Command::new(fieldproof_testkit::python())
         .args(["-c", script])
         .arg(dir.join("recording.mcap"))
         .output()
@@ -797,10 +794,7 @@ for m in read_ros2_messages(sys.argv[1]):
         t["stamp_s"].append(m.ros_msg.stamp.sec + m.ros_msg.stamp.nanosec * 1e-9)
 print(json.dumps(out))
 "#;
-    let python = std::env::var_os("FIELDPROOF_PYTHON")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| repo_root().join(".venv/bin/python"));
-    let o = Command::new(python)
+    let o = Command::new(fieldproof_testkit::python())
         .args(["-c", script])
         .arg(dir.join("recording.mcap"))
         .output()

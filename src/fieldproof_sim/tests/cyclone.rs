@@ -3,22 +3,10 @@
 //! fix, tf_static and a camera image, and drives the vehicle. Runs inside a private network
 //! namespace (re-executing itself in one when started outside one).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 
 use fieldproof_testkit::repo_root;
-
-fn python() -> PathBuf {
-    if let Ok(p) = std::env::var("FIELDPROOF_PYTHON") {
-        return PathBuf::from(p);
-    }
-    let venv = repo_root().join(".venv/bin/python");
-    assert!(
-        venv.exists(),
-        "no Python with cyclonedds: run scripts/setup (or set FIELDPROOF_PYTHON)"
-    );
-    venv
-}
 
 #[test]
 fn cyclone_peer_reads_the_simulator_and_drives_it() {
@@ -39,7 +27,7 @@ fn cyclone_peer_reads_the_simulator_and_drives_it() {
         .stdout(Stdio::null())
         .spawn()
         .expect("start fieldproof_sim");
-    let out = Command::new(python())
+    let out = Command::new(fieldproof_testkit::python())
         .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/peers/sim_peer.py"))
         .arg("ugv1")
         .env("ROS_DOMAIN_ID", domain)

@@ -1,6 +1,6 @@
 //! What fieldproof's tests share instead of copying it: keeping every DDS participant a test
 //! opens inside a private network namespace ([`contain`]), the repository root
-//! ([`repo_root`]), a fake ament install prefix ([`FakeAmentPrefix`]) and a guard that kills
+//! ([`repo_root`]), the peers' Python ([`python`]), a fake ament install prefix ([`FakeAmentPrefix`]) and a guard that kills
 //! a child's process group when the test ends ([`ChildGuard`]).
 //!
 //! Dev-only: crates name it under `[dev-dependencies]`, never as a normal dependency.
@@ -19,6 +19,20 @@ use std::path::PathBuf;
 pub fn repo_root() -> PathBuf {
     let here = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     std::path::absolute(here.join("../..")).expect("absolute repository root")
+}
+
+/// The Python the peer tests use (with cyclonedds, mcap, rosbags): `FIELDPROOF_PYTHON`, else
+/// the workspace's `.venv/bin/python` (made by `scripts/setup`); panics naming it when absent.
+pub fn python() -> PathBuf {
+    let python = std::env::var_os("FIELDPROOF_PYTHON")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo_root().join(".venv/bin/python"));
+    assert!(
+        python.exists(),
+        "{}: no Python with the peers' packages; run scripts/setup (or set FIELDPROOF_PYTHON)",
+        python.display()
+    );
+    python
 }
 
 #[cfg(test)]
