@@ -13,7 +13,9 @@
 //!   link passes when ≥ 10 probes were sent and at most 3 answered (those in flight when
 //!   the drop began); failed otherwise; insufficient with fewer replies (or probes).
 
+use crate::duration::Secs;
 use crate::profile::{Network, Profile, ProfileError, Verify, DROP};
+use crate::scenario_file::{link_entries, FieldError, LinkAction, LinkDrop, LinkSet};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use thiserror::Error;
@@ -387,70 +389,43 @@ pub enum TimelineError {
     Profile(#[from] ProfileError),
 }
 
-/// Parses a duration: `5s`, `1.5s`, `250ms`, `2m`, or a bare number of seconds.
-pub fn parse_duration_s(v: &serde_yaml::Value) -> Option<f64> {
-    match v {
-        serde_yaml::Value::Number(n) => n.as_f64(),
-        serde_yaml::Value::String(s) => {
-            let s = s.trim();
-            let (num, scale) = if let Some(x) = s.strip_suffix("ms") {
-                (x, 0.001)
-            } else if let Some(x) = s.strip_suffix('s') {
-                (x, 1.0)
-            } else if let Some(x) = s.strip_suffix('m') {
-                (x, 60.0)
-            } else {
-                (s, 1.0)
-            };
-            num.trim().parse::<f64>().ok().map(|x| x * scale)
+impl From<FieldError> for TimelineError {
+    fn from(e: FieldError) -> Self {
+        TimelineError::Field {
+            path: e.path,
+            message: e.message,
         }
-        _ => None,
     }
-    .filter(|x| x.is_finite() && *x >= 0.0)
 }
 
 /// Turns the link actions of a scenario timeline (entries with `at`) into profile changes,
-/// applied at the planned time (`applying_s == applied_s`).
+/// applied at the planned time (`applying_s == applied_s`). The entries are read through
+/// [`link_entries`]: the same link action types and duration grammar as `fieldproof validate`.
 pub fn timeline_changes(
     net: &Network,
     timeline: &serde_yaml::Value,
 ) -> Result<Vec<Change>, TimelineError> {
-    let Some(entries) = timeline.as_sequence() else {
-        return Err(TimelineError::Field {
-            path: "timeline".into(),
-            message: "expected a list".into(),
-        });
-    };
     let mut out = Vec::new();
-    for (i, e) in entries.iter().enumerate() {
-        let path = format!("timeline[{i}]");
-        let field = |k: &str| e.get(k);
-        let Some(action) = field("action").and_then(|a| a.as_str()) else {
-            continue;
-        };
-        if !action.starts_with("link.") {
-            continue;
-        }
+    for entry in link_entries(timeline)? {
+        let path = format!("timeline[{}]", entry.index);
         let f = |k: &str, message: String| TimelineError::Field {
             path: format!("{path}.{k}"),
             message,
         };
-        let vehicle = field("vehicle")
-            .and_then(|v| v.as_str())
-            .ok_or_else(|| f("vehicle", "missing".into()))?
-            .to_string();
-        let at = match field("at") {
-            Some(v) => parse_duration_s(v).ok_or_else(|| f("at", format!("bad time {v:?}")))?,
-            None => {
-                return Err(f("at", "a link action without `at` can only be analysed from the shaper's events (--events)".into()))
-            }
+        let vehicle = entry
+            .vehicle
+            .clone()
+            .ok_or_else(|| f("vehicle", "missing".into()))?;
+        let Some(at) = entry.at else {
+            return Err(f("at", "a link action without `at` can only be analysed from the shaper's events (--events)".into()));
         };
-        let name = field("name").and_then(|v| v.as_str()).unwrap_or(action);
+        let action = entry.action_name.as_str();
+        let name = entry.name.as_deref().unwrap_or(action);
         let cause = format!("{name} ({action})");
-        match action {
-            "link.set" => {
-                let p = field("profile")
-                    .and_then(|v| v.as_str())
+        match &entry.action {
+            LinkAction::Set(LinkSet { profile }) => {
+                let p = profile
+                    .as_deref()
                     .ok_or_else(|| f("profile", "missing".into()))?;
                 net.lookup(p, &format!("{path}.profile"))?;
                 out.push(Change {
@@ -461,7 +436,7 @@ pub fn timeline_changes(
                     cause,
                 });
             }
-            "link.drop" => {
+            LinkAction::Drop(LinkDrop { duration_s }) => {
                 out.push(Change {
                     link: vehicle.clone(),
                     applying_s: at,
@@ -469,9 +444,7 @@ pub fn timeline_changes(
                     profile: DROP.into(),
                     cause: cause.clone(),
                 });
-                if let Some(d) = field("duration_s") {
-                    let d = parse_duration_s(d)
-                        .ok_or_else(|| f("duration_s", format!("bad duration {d:?}")))?;
+                if let Some(d) = duration_s.map(Secs::get) {
                     let profile = net.configured_name(&vehicle).to_string();
                     out.push(Change {
                         link: vehicle,
@@ -482,7 +455,7 @@ pub fn timeline_changes(
                     });
                 }
             }
-            "link.restore" => {
+            LinkAction::Restore(_) => {
                 let profile = net.configured_name(&vehicle).to_string();
                 out.push(Change {
                     link: vehicle,
@@ -491,12 +464,6 @@ pub fn timeline_changes(
                     profile,
                     cause,
                 });
-            }
-            other => {
-                return Err(f(
-                    "action",
-                    format!("unknown link action '{other}' (link.set, link.drop, link.restore)"),
-                ))
             }
         }
     }
@@ -756,17 +723,8 @@ mod tests {
             .unwrap_err()
             .to_string()
             .starts_with("timeline[0].at:"));
-        assert_eq!(
-            parse_duration_s(&serde_yaml::Value::String("250ms".into())),
-            Some(0.25)
-        );
-        assert_eq!(
-            parse_duration_s(&serde_yaml::Value::String("2m".into())),
-            Some(120.0)
-        );
-        assert_eq!(
-            parse_duration_s(&serde_yaml::Value::String("-1s".into())),
-            None
-        );
+        assert_eq!(crate::duration::parse("250ms"), Some(0.25));
+        assert_eq!(crate::duration::parse("2m"), Some(120.0));
+        assert_eq!(crate::duration::parse("-1s"), None);
     }
 }

@@ -5,6 +5,7 @@
 
 pub mod analysis;
 pub mod delay;
+pub mod duration;
 pub mod emulator;
 pub mod heartbeat;
 pub mod monitor;

@@ -1,0 +1,396 @@
+//! The assertion types: each one a variant of [`RawCheck`] with its own fields struct, and
+//! its handler ([`CheckSpec`]) turning the fields into a validated [`Check`]; and the
+//! validation of an assertion's common part (its name and window).
+//!
+//! Adding an assertion type: one line in the `checks!` list below, its fields struct and its
+//! `CheckSpec` impl (here), and its evaluation over the recorded samples (`assertions.rs`).
+
+use super::entries::condition;
+use super::raw::{FieldSpec, PoseSpec, RawAssertion, Tagged};
+use super::topics::topic_ok;
+use super::types::{Assertion, Check, Mode, Vehicle, Window};
+use super::{is_name, Ctx, ScenarioError};
+use crate::duration::Secs;
+use fieldproof_link::scenario_file::{field_names, from_fields, FieldError};
+use fieldproof_robots::World;
+use serde::{Deserialize, Serialize};
+use serde_yaml::Mapping;
+use std::collections::BTreeMap;
+
+/// Declares [`RawCheck`] (one variant per assertion type, named as written, holding its
+/// fields struct), [`ASSERTION_TYPES`] and the dispatch to each variant's [`CheckSpec`].
+macro_rules! checks {
+    ($($name:literal => $variant:ident($fields:ty),)*) => {
+        /// An assertion type as written, with its own fields (serialized flat, beside
+        /// `type: <name>`).
+        #[derive(Debug, Clone, PartialEq, Serialize)]
+        #[serde(tag = "type")]
+        pub enum RawCheck {
+            $(
+                #[doc = concat!("`", $name, "`.")]
+                #[serde(rename = $name)]
+                $variant($fields),
+            )*
+        }
+
+        /// Every assertion type.
+        pub const ASSERTION_TYPES: &[&str] = &[$($name),*];
+
+        impl RawCheck {
+            /// The type as written (`topic_value`).
+            pub fn name(&self) -> &'static str {
+                match self {
+                    $(RawCheck::$variant(_) => $name,)*
+                }
+            }
+
+            /// Its handler.
+            fn spec(&self) -> &dyn CheckSpec {
+                match self {
+                    $(RawCheck::$variant(fields) => fields,)*
+                }
+            }
+        }
+
+        impl Tagged for RawCheck {
+            const TAG: &'static str = "type";
+            const NAMES: &'static [&'static str] = ASSERTION_TYPES;
+
+            fn fields_of(name: &str) -> &'static [&'static str] {
+                match name {
+                    $($name => field_names::<$fields>(),)*
+                    _ => &[],
+                }
+            }
+
+            fn read(name: &str, fields: &Mapping) -> Option<Result<Self, FieldError>> {
+                Some(match name {
+                    $($name => from_fields::<$fields>(fields).map(RawCheck::$variant),)*
+                    _ => return None,
+                })
+            }
+        }
+    };
+}
+
+checks! {
+    "topic_value" => TopicValue(TopicValue),
+    "reached" => Reached(Reached),
+    "no_collision" => NoCollision(NoCollision),
+    "link_verdicts" => LinkVerdicts(LinkVerdicts),
+    "max_rate" => MaxRate(Rate),
+    "min_rate" => MinRate(Rate),
+    "unchanged" => Unchanged(Unchanged),
+}
+
+/// An assertion type's handler: what its fields mean in the scenario.
+pub(super) trait CheckSpec {
+    /// The validated check; errors name the field path (`cx.err`) and the value.
+    fn validate(&self, cx: &CheckCx) -> Result<Check, ScenarioError>;
+}
+
+/// What a handler knows of its assertion.
+pub(super) struct CheckCx<'a> {
+    /// The scenario's error context.
+    pub ctx: &'a Ctx<'a>,
+    /// The assertion's path (`assertions[2]`).
+    pub path: String,
+    /// The type as written.
+    pub kind: &'static str,
+    /// The scenario's vehicles.
+    pub vehicles: &'a [Vehicle],
+    /// The world.
+    pub world: &'a World,
+    /// Whether the scenario has a network section.
+    pub has_network: bool,
+}
+
+impl CheckCx<'_> {
+    /// An error at the assertion's field `key`.
+    fn err(&self, key: &str, message: impl Into<String>) -> ScenarioError {
+        self.ctx.err(format!("{}.{key}", self.path), message)
+    }
+
+    /// A required field that is missing.
+    fn need(&self, key: &str) -> ScenarioError {
+        self.err(key, format!("missing (required by {})", self.kind))
+    }
+
+    /// The vehicle named (or the only one, when `required`).
+    fn vehicle(&self, v: Option<&String>, required: bool) -> Result<Option<String>, ScenarioError> {
+        match v {
+            Some(v) if self.vehicles.iter().any(|x| &x.name == v) => Ok(Some(v.clone())),
+            Some(v) => Err(self.err(
+                "vehicle",
+                format!("\"{v}\" is not a vehicle of the scenario"),
+            )),
+            None if required && self.vehicles.len() == 1 => Ok(Some(self.vehicles[0].name.clone())),
+            None if required => Err(self.need("vehicle")),
+            None => Ok(None),
+        }
+    }
+
+    /// A required, fully qualified topic.
+    fn topic(&self, t: Option<&String>) -> Result<String, ScenarioError> {
+        let t = t.cloned().ok_or_else(|| self.need("topic"))?;
+        if !topic_ok(&t) {
+            return Err(self.err(
+                "topic",
+                format!("\"{t}\" is not a fully qualified topic name (/ns/name)"),
+            ));
+        }
+        Ok(t)
+    }
+}
+
+/// `topic_value`: a field compared with a value.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct TopicValue {
+    /// The topic; required.
+    #[serde(default)]
+    pub topic: Option<String>,
+    /// The field(s); required.
+    #[serde(default)]
+    pub field: Option<FieldSpec>,
+    /// The comparison (default `eq`).
+    #[serde(default)]
+    pub op: Option<String>,
+    /// The value; required.
+    #[serde(default)]
+    pub value: Option<serde_yaml::Value>,
+    /// Compare the absolute value.
+    #[serde(default)]
+    pub abs: bool,
+    /// `always` or `eventually` (default).
+    #[serde(default)]
+    pub mode: Option<String>,
+}
+
+impl CheckSpec for TopicValue {
+    fn validate(&self, cx: &CheckCx) -> Result<Check, ScenarioError> {
+        let t = cx.topic(self.topic.as_ref())?;
+        let field = self.field.clone().ok_or_else(|| cx.need("field"))?;
+        let value = self.value.clone().ok_or_else(|| cx.need("value"))?;
+        let condition = condition(
+            cx.ctx,
+            &cx.path,
+            &t,
+            &field,
+            self.op.as_deref(),
+            &value,
+            self.abs,
+        )?;
+        let mode = match self.mode.as_deref() {
+            None | Some("eventually") => Mode::Eventually,
+            Some("always") => Mode::Always,
+            Some(o) => {
+                return Err(cx.err("mode", format!("\"{o}\" is not one of always, eventually")))
+            }
+        };
+        Ok(Check::TopicValue { condition, mode })
+    }
+}
+
+/// `reached`: the vehicle within `radius_m` of a goal (its truth pose).
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Reached {
+    /// The vehicle (default: the only one).
+    #[serde(default)]
+    pub vehicle: Option<String>,
+    /// A goal (or frame) of the world.
+    #[serde(default)]
+    pub goal: Option<String>,
+    /// Or a pose.
+    #[serde(default)]
+    pub pose: Option<PoseSpec>,
+    /// The radius (default 1 m).
+    #[serde(default)]
+    pub radius_m: Option<f64>,
+}
+
+impl CheckSpec for Reached {
+    fn validate(&self, cx: &CheckCx) -> Result<Check, ScenarioError> {
+        let world = cx.world;
+        let v = cx.vehicle(self.vehicle.as_ref(), true)?.expect("required");
+        let (goal, pose) = match (&self.goal, &self.pose) {
+            (Some(g), None) => match world.goals.get(g).or_else(|| world.frames.get(g)) {
+                Some(p) => (
+                    Some(g.clone()),
+                    PoseSpec {
+                        xyz: p.xyz,
+                        yaw_deg: p.yaw_deg,
+                    },
+                ),
+                None => {
+                    return Err(cx.err(
+                        "goal",
+                        format!("\"{g}\" is not a goal of world {}", world.name),
+                    ))
+                }
+            },
+            (None, Some(p)) => (None, *p),
+            (Some(_), Some(_)) => return Err(cx.err("pose", "give goal or pose, not both")),
+            (None, None) => return Err(cx.need("goal")),
+        };
+        let radius_m = self.radius_m.unwrap_or(1.0);
+        if !(radius_m.is_finite() && radius_m > 0.0) {
+            return Err(cx.err("radius_m", format!("{radius_m} must be above 0")));
+        }
+        Ok(Check::Reached {
+            vehicle: v,
+            goal,
+            pose,
+            radius_m,
+        })
+    }
+}
+
+/// `no_collision`: no collision of the vehicle (or of any vehicle).
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct NoCollision {
+    /// The vehicle (default: all).
+    #[serde(default)]
+    pub vehicle: Option<String>,
+}
+
+impl CheckSpec for NoCollision {
+    fn validate(&self, cx: &CheckCx) -> Result<Check, ScenarioError> {
+        Ok(Check::NoCollision {
+            vehicle: cx.vehicle(self.vehicle.as_ref(), false)?,
+        })
+    }
+}
+
+/// `link_verdicts`: every link period passed (or was insufficient).
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinkVerdicts {}
+
+impl CheckSpec for LinkVerdicts {
+    fn validate(&self, cx: &CheckCx) -> Result<Check, ScenarioError> {
+        if !cx.has_network {
+            return Err(cx.err("type", "link_verdicts needs a network section"));
+        }
+        Ok(Check::LinkVerdicts)
+    }
+}
+
+/// `max_rate` / `min_rate`: the topic's rate in the window at most / at least `hz`.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Rate {
+    /// The topic; required.
+    #[serde(default)]
+    pub topic: Option<String>,
+    /// The bound (Hz); required.
+    #[serde(default)]
+    pub hz: Option<f64>,
+}
+
+impl CheckSpec for Rate {
+    fn validate(&self, cx: &CheckCx) -> Result<Check, ScenarioError> {
+        let topic = cx.topic(self.topic.as_ref())?;
+        let hz = self.hz.ok_or_else(|| cx.need("hz"))?;
+        if !(hz.is_finite() && hz >= 0.0) {
+            return Err(cx.err("hz", format!("{hz} must be a number, not negative")));
+        }
+        Ok(if cx.kind == "max_rate" {
+            Check::MaxRate { topic, hz }
+        } else {
+            Check::MinRate { topic, hz }
+        })
+    }
+}
+
+/// `unchanged`: the fields keep one value through the window (a frozen sensor).
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Unchanged {
+    /// The topic; required.
+    #[serde(default)]
+    pub topic: Option<String>,
+    /// The field(s); required.
+    #[serde(default)]
+    pub field: Option<FieldSpec>,
+}
+
+impl CheckSpec for Unchanged {
+    fn validate(&self, cx: &CheckCx) -> Result<Check, ScenarioError> {
+        let topic = cx.topic(self.topic.as_ref())?;
+        let fields = self.field.clone().ok_or_else(|| cx.need("field"))?.list();
+        for fl in &fields {
+            if crate::store::parse_field(fl).is_none() {
+                return Err(cx.err(
+                    "field",
+                    format!("\"{fl}\" is not a field path (a.b.c, ranges[0])"),
+                ));
+            }
+        }
+        Ok(Check::Unchanged { topic, fields })
+    }
+}
+
+/// Validates `assertions[i]`: its name, its window (`entries`: every timeline entry's name
+/// and index) and its type's fields.
+pub(super) fn assertion(
+    cx: &CheckCx,
+    i: usize,
+    a: &RawAssertion,
+    entries: &BTreeMap<String, usize>,
+) -> Result<Assertion, ScenarioError> {
+    let kind = cx.kind;
+    let name = match &a.name {
+        Some(n) if !is_name(n) => {
+            return Err(cx.err(
+                "name",
+                format!("\"{n}\" must be 1 to 32 of [a-z0-9_], starting with a letter"),
+            ))
+        }
+        Some(n) => n.clone(),
+        None => format!("{kind}#{i}"),
+    };
+    let entry = match &a.entry {
+        None => None,
+        Some(n) => match entries.get(n) {
+            Some(&j) => Some((j, n.clone())),
+            None => {
+                return Err(cx.err(
+                    "entry",
+                    format!(
+                        "\"{n}\" is not an entry of the timeline (entries: {})",
+                        entries.keys().cloned().collect::<Vec<_>>().join(", ")
+                    ),
+                ))
+            }
+        },
+    };
+    let from_end = match a.from.as_deref() {
+        None | Some("start") => false,
+        Some("end") => true,
+        Some(o) => return Err(cx.err("from", format!("\"{o}\" is not one of start, end"))),
+    };
+    if a.from.is_some() && entry.is_none() {
+        return Err(cx.err("from", "needs an entry"));
+    }
+    let after_s = a.after_s.map(Secs::get).unwrap_or(0.0);
+    let within_s = a.within_s.map(Secs::get);
+    if let Some(w) = within_s {
+        if w < after_s {
+            return Err(cx.err("within_s", format!("{w} is before after_s ({after_s})")));
+        }
+    }
+    let check = a.check.spec().validate(cx)?;
+    Ok(Assertion {
+        name,
+        check,
+        window: Window {
+            entry,
+            from_end,
+            after_s,
+            within_s,
+        },
+    })
+}

@@ -1,0 +1,236 @@
+//! Topic naming: the topics a scenario's vehicles, the simulator and the run use, their ROS
+//! types, and the checks of a topic name as a scenario writes one.
+
+use super::raw::Record;
+use super::types::{Assertion, Check, Entry, Trigger, Vehicle};
+use super::{Ctx, ScenarioError};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// The topic a stack publishes its velocity commands on when a failsafe follows it.
+pub const DEFAULT_STACK_CMD_VEL: &str = "cmd_vel_nav";
+
+/// A relative ROS topic name: segments of `[A-Za-z0-9_]`, not starting with a digit.
+pub(super) fn is_topic_name(s: &str) -> bool {
+    !s.is_empty()
+        && s.split('/').all(|seg| {
+            !seg.is_empty()
+                && seg.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                && !seg.starts_with(|c: char| c.is_ascii_digit())
+        })
+}
+
+/// A fully qualified topic name (`/ns/name`).
+pub(super) fn topic_ok(t: &str) -> bool {
+    t.starts_with('/')
+        && t.len() > 1
+        && !t.ends_with('/')
+        && !t.contains("//")
+        && t.chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '/')
+}
+
+/// The collision topic of the simulator.
+pub const COLLISIONS_TOPIC: &str = "/fieldproof/truth/collisions";
+
+/// The truth pose topic of a vehicle (namespace label).
+pub fn truth_topic(label: &str) -> String {
+    format!("/fieldproof/truth/{label}/pose")
+}
+/// failsafe's topics, the simulator's truth and the run's own.
+pub fn known_types(vehicles: &[Vehicle], network: bool) -> BTreeMap<String, String> {
+    let mut m = BTreeMap::new();
+    for v in vehicles {
+        for t in &v.bundle.contract.topics {
+            m.insert(t.topic.clone(), t.ros_type.clone());
+        }
+        let ns = v.topic_prefix();
+        m.insert(
+            format!("{ns}/{}", v.stack_cmd_vel),
+            "geometry_msgs/msg/Twist".to_string(),
+        );
+        for (t, ty) in [
+            ("link_state", "std_msgs/msg/Bool"),
+            (DEFAULT_STACK_CMD_VEL, "geometry_msgs/msg/Twist"),
+            ("goal_pose", "geometry_msgs/msg/PoseStamped"),
+            ("goal_reached", "std_msgs/msg/Bool"),
+        ] {
+            m.insert(format!("{ns}/{t}"), ty.to_string());
+        }
+        // Where the ground station publishes it (an absolute topic stays absolute).
+        if let Some(hb) = heartbeat_topic(v) {
+            m.insert(hb, "std_msgs/msg/Header".into());
+        }
+        m.insert(
+            truth_topic(&label(v)),
+            "geometry_msgs/msg/PoseStamped".into(),
+        );
+    }
+    m.insert(COLLISIONS_TOPIC.into(), "std_msgs/msg/String".into());
+    m.insert("/clock".into(), "rosgraph_msgs/msg/Clock".into());
+    if network {
+        m.insert(NETWORK_TOPIC.into(), "std_msgs/msg/String".into());
+    }
+    m
+}
+
+/// The `link_state` topic of the vehicle's failsafe (`link_monitor`), when it runs one:
+/// its manifest has `runtime.link` and `failsafe` is not off.
+pub fn failsafe_state_topic(v: &Vehicle) -> Option<String> {
+    v.manifest
+        .runtime
+        .as_ref()?
+        .link
+        .as_ref()
+        .filter(|_| v.failsafe)?;
+    let ns = v.topic_prefix();
+    Some(format!("{ns}/link_state"))
+}
+
+/// The heartbeat the vehicle's manifest asks for (`runtime.link.heartbeat`), if any.
+pub fn heartbeat(v: &Vehicle) -> Option<&fieldproof_robots::manifest::Heartbeat> {
+    v.manifest
+        .runtime
+        .as_ref()?
+        .link
+        .as_ref()?
+        .heartbeat
+        .as_ref()
+}
+
+/// The vehicle's heartbeat topic, fully qualified, if its manifest asks for one.
+pub fn heartbeat_topic(v: &Vehicle) -> Option<String> {
+    let hb = heartbeat(v)?;
+    // As ROS resolves it: an absolute topic stays as it is, a relative one goes under the
+    // vehicle's namespace (what link_monitor subscribes and the ground station publishes).
+    Some(match hb.topic.strip_prefix('/') {
+        Some(absolute) => format!("/{absolute}"),
+        None => format!("{}/{}", v.topic_prefix(), hb.topic),
+    })
+}
+
+/// The topic the ground station's measurement windows are recorded on.
+pub const NETWORK_TOPIC: &str = "/fieldproof/network";
+
+/// The simulator's label of a vehicle (its namespace, or its name without one).
+pub fn label(v: &Vehicle) -> String {
+    if v.namespace.is_empty() {
+        v.name.clone()
+    } else {
+        v.namespace.clone()
+    }
+}
+
+/// Every topic a run records with its ROS type: `record.topics`, what the assertions and
+/// `when` triggers read, every vehicle's truth pose, speed, link state and heartbeat, the
+/// run's own; `record.types` gives the types the runner cannot tell.
+pub(super) fn recorded_topics(
+    ctx: &Ctx,
+    record: &Record,
+    timeline: &[Entry],
+    assertions: &[Assertion],
+    vehicles: &[Vehicle],
+    has_network: bool,
+) -> Result<BTreeMap<String, String>, ScenarioError> {
+    let mut topics: BTreeSet<String> = BTreeSet::new();
+    for (i, t) in record.topics.iter().enumerate() {
+        if !topic_ok(t) {
+            return Err(ctx.err(
+                format!("record.topics[{i}]"),
+                format!("\"{t}\" is not a fully qualified topic name (/ns/name)"),
+            ));
+        }
+        topics.insert(t.clone());
+    }
+    for e in timeline {
+        if let Trigger::When(c) = &e.trigger {
+            topics.insert(c.topic.clone());
+        }
+    }
+    for a in assertions {
+        match &a.check {
+            Check::TopicValue { condition, .. } => {
+                topics.insert(condition.topic.clone());
+            }
+            Check::MaxRate { topic, .. }
+            | Check::MinRate { topic, .. }
+            | Check::Unchanged { topic, .. } => {
+                topics.insert(topic.clone());
+            }
+            _ => {}
+        }
+    }
+    for v in vehicles {
+        topics.insert(truth_topic(&label(v)));
+        // The report plots every vehicle's speed, and its link state behind a link.
+        let ns = v.topic_prefix();
+        let odom = &v.manifest.drive.odometry.ros_topic;
+        if !odom.starts_with('/') {
+            topics.insert(format!("{ns}/{odom}"));
+        }
+        if has_network
+            && v.manifest
+                .runtime
+                .as_ref()
+                .and_then(|r| r.link.as_ref())
+                .is_some()
+        {
+            topics.insert(format!("{ns}/link_state"));
+        }
+        if let Some(hb) = heartbeat_topic(v).filter(|_| has_network) {
+            topics.insert(hb);
+        }
+    }
+    topics.insert(COLLISIONS_TOPIC.to_string());
+    if has_network {
+        topics.insert(NETWORK_TOPIC.to_string());
+    }
+    for (t, ty) in &record.types {
+        let path = format!("record.types.{t}");
+        if !topic_ok(t) {
+            return Err(ctx.err(
+                path,
+                format!("\"{t}\" is not a fully qualified topic name (/ns/name)"),
+            ));
+        }
+        if !fieldproof_msgs::is_known_type(ty) {
+            return Err(ctx.err(
+                path,
+                format!("\"{ty}\" is not a message type fieldproof knows"),
+            ));
+        }
+        if !topics.contains(t) {
+            return Err(ctx.err(
+                path,
+                format!("{t} is not recorded: add it to record.topics, or remove its type"),
+            ));
+        }
+    }
+    let known = known_types(vehicles, has_network);
+    let mut recorded = BTreeMap::new();
+    for t in topics {
+        let ty = record
+            .types
+            .get(&t)
+            .cloned()
+            .or_else(|| known.get(&t).cloned());
+        match ty {
+            Some(ty) if fieldproof_msgs::is_known_type(&ty) => {
+                recorded.insert(t, ty);
+            }
+            Some(ty) => {
+                return Err(ctx.err(
+                    format!("record.types.{t}"),
+                    format!("\"{ty}\" is not a message type fieldproof knows"),
+                ))
+            }
+            None => {
+                return Err(ctx.err(
+                    "record.types",
+                    format!("the type of {t} is unknown (not in a vehicle's contract nor one of fieldproof's topics): give it under record.types"),
+                ))
+            }
+        }
+    }
+
+    Ok(recorded)
+}

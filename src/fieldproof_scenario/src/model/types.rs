@@ -1,0 +1,371 @@
+//! The validated scenario the runner executes: vehicles with their manifests loaded, the
+//! timeline's entries with their triggers and actions resolved, the assertions' checks and
+//! windows. Built by [`super::validate`] from the raw model ([`super::raw`]).
+
+use super::raw::{PoseSpec, RawScenario};
+use fieldproof_link::profile::Network;
+use fieldproof_robots::{Manifest, World};
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+/// Comparison operators.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Op {
+    /// `==`
+    Eq,
+    /// `!=`
+    Ne,
+    /// `<`
+    Lt,
+    /// `<=`
+    Le,
+    /// `>`
+    Gt,
+    /// `>=`
+    Ge,
+}
+
+impl Op {
+    /// All spellings.
+    pub const NAMES: &'static [&'static str] = &["eq", "ne", "lt", "le", "gt", "ge"];
+
+    pub(crate) fn parse(s: &str) -> Option<Op> {
+        Some(match s {
+            "eq" | "==" => Op::Eq,
+            "ne" | "!=" => Op::Ne,
+            "lt" | "<" => Op::Lt,
+            "le" | "<=" => Op::Le,
+            "gt" | ">" => Op::Gt,
+            "ge" | ">=" => Op::Ge,
+            _ => return None,
+        })
+    }
+
+    /// The symbol (`<=`).
+    pub fn symbol(self) -> &'static str {
+        match self {
+            Op::Eq => "==",
+            Op::Ne => "!=",
+            Op::Lt => "<",
+            Op::Le => "<=",
+            Op::Gt => ">",
+            Op::Ge => ">=",
+        }
+    }
+}
+
+/// A comparison value.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum Value {
+    /// A number (booleans compare as numbers too: true = 1).
+    Number(f64),
+    /// A boolean.
+    Bool(bool),
+    /// A string (eq/ne only).
+    Text(String),
+}
+
+/// A validated topic condition.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Condition {
+    /// Fully qualified topic.
+    pub topic: String,
+    /// Field paths (all must hold).
+    pub fields: Vec<String>,
+    /// The comparison.
+    pub op: Op,
+    /// The value.
+    pub value: Value,
+    /// Compare absolute values.
+    pub abs: bool,
+}
+
+/// What starts a timeline entry.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Trigger {
+    /// At this simulation time after the timeline's start.
+    At(f64),
+    /// When entry `entry` (index) has ended, plus `delay_s`.
+    After {
+        /// The entry's index.
+        entry: usize,
+        /// Delay (s).
+        delay_s: f64,
+    },
+    /// The first time the condition holds.
+    When(Condition),
+    /// Every `period_s` from `start_s`, at most `count` times, not after `until_s`.
+    Every {
+        /// Period (s, above 0).
+        period_s: f64,
+        /// First firing.
+        start_s: f64,
+        /// Last allowed firing time.
+        until_s: Option<f64>,
+        /// Most firings.
+        count: Option<u32>,
+    },
+}
+
+/// A fault on an adapter's parameters.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ParamFault {
+    /// The node of the bundle that gets the parameters (`imu_adapter`).
+    pub node: String,
+    /// The parameters set at the start.
+    pub set: Vec<(String, ParamSetting)>,
+    /// The parameters set back when the fault ends (`duration_s`).
+    pub clear: Vec<(String, ParamSetting)>,
+}
+
+/// A parameter value a fault sets.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum ParamSetting {
+    /// bool parameter.
+    Bool(bool),
+    /// double parameter.
+    Double(f64),
+    /// double array parameter.
+    Doubles(Vec<f64>),
+}
+
+/// What a timeline entry does.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Action {
+    /// `link.set`: the profile from now on.
+    LinkSet {
+        /// Profile name.
+        profile: String,
+    },
+    /// `link.drop`: 100 % loss; restored after `duration_s` when given.
+    LinkDrop,
+    /// `link.restore`: the configured profile.
+    LinkRestore,
+    /// One of the fault events on an adapter (`sensor.dropout`, `imu.bias`, ...).
+    Fault {
+        /// The action as written.
+        action: String,
+        /// What it sets.
+        fault: ParamFault,
+    },
+    /// `navigate_to`: a goal for the vehicle's stack.
+    NavigateTo {
+        /// The goal's name, if a world goal.
+        goal: Option<String>,
+        /// The pose.
+        pose: PoseSpec,
+    },
+    /// `process.kill`: signal a node of the vehicle.
+    ProcessKill {
+        /// The node.
+        node: String,
+        /// The signal (`TERM`, `INT`, `KILL`).
+        signal: String,
+    },
+}
+
+/// A validated timeline entry.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Entry {
+    /// Its name.
+    pub name: String,
+    /// The action as written (`link.drop`).
+    pub action_name: String,
+    /// The vehicle.
+    pub vehicle: Option<String>,
+    /// What starts it.
+    pub trigger: Trigger,
+    /// What it does.
+    pub action: Action,
+    /// How long it lasts (its end: the fault cleared, the link restored).
+    pub duration_s: Option<f64>,
+}
+
+/// `always` or `eventually`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Mode {
+    /// Every sample of the window.
+    Always,
+    /// At least one sample.
+    Eventually,
+}
+
+/// The reference point of an assertion window.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Window {
+    /// The entry (index and name); `None`: the timeline's start.
+    pub entry: Option<(usize, String)>,
+    /// Relative to the entry's end instead of its start.
+    pub from_end: bool,
+    /// Window start after the reference.
+    pub after_s: f64,
+    /// Window end after the reference (`None`: the end of the run).
+    pub within_s: Option<f64>,
+}
+
+/// What an assertion checks.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "snake_case", tag = "type")]
+pub enum Check {
+    /// A field compared with a value.
+    TopicValue {
+        /// The condition.
+        condition: Condition,
+        /// always / eventually.
+        mode: Mode,
+    },
+    /// The vehicle within `radius_m` of the goal (its truth pose).
+    Reached {
+        /// The vehicle.
+        vehicle: String,
+        /// The goal's name.
+        goal: Option<String>,
+        /// The goal.
+        pose: PoseSpec,
+        /// Radius (m).
+        radius_m: f64,
+    },
+    /// No collision of the vehicle (or of any vehicle).
+    NoCollision {
+        /// The vehicle (`None`: all).
+        vehicle: Option<String>,
+    },
+    /// Every link period passed (or was insufficient).
+    LinkVerdicts,
+    /// The topic's rate in the window at most `hz`.
+    MaxRate {
+        /// Topic.
+        topic: String,
+        /// Bound (Hz).
+        hz: f64,
+    },
+    /// The topic's rate in the window at least `hz`.
+    MinRate {
+        /// Topic.
+        topic: String,
+        /// Bound (Hz).
+        hz: f64,
+    },
+    /// The fields keep one value through the window (a frozen sensor), over at least two
+    /// samples.
+    Unchanged {
+        /// Topic.
+        topic: String,
+        /// Fields.
+        fields: Vec<String>,
+    },
+}
+
+/// A validated assertion.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Assertion {
+    /// Its name.
+    pub name: String,
+    /// What it checks.
+    pub check: Check,
+    /// When.
+    pub window: Window,
+}
+
+/// A validated vehicle, with its manifest loaded.
+#[derive(Debug, Clone)]
+pub struct Vehicle {
+    /// Its name.
+    pub name: String,
+    /// ROS namespace (no slashes).
+    pub namespace: String,
+    /// Absolute manifest path.
+    pub manifest_path: PathBuf,
+    /// The manifest.
+    pub manifest: Manifest,
+    /// Spawn frame.
+    pub spawn: Option<String>,
+    /// Spawn pose (from the frame or written).
+    pub pose: PoseSpec,
+    /// The stack.
+    pub stack: Stack,
+    /// Whether `link_monitor` runs between the stack and the base.
+    pub failsafe: bool,
+    /// The topic the stack publishes its velocity commands on (relative to the namespace).
+    pub stack_cmd_vel: String,
+    /// The bridge bundle plan (in memory; written at run time).
+    pub bundle: fieldproof_bridge::gen::Bundle,
+}
+
+impl Vehicle {
+    /// Its topics' prefix: `/<namespace>`, or empty without a namespace.
+    pub fn topic_prefix(&self) -> String {
+        if self.namespace.is_empty() {
+            String::new()
+        } else {
+            format!("/{}", self.namespace)
+        }
+    }
+}
+
+/// A vehicle's stack, resolved.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum Stack {
+    /// The example stack (`fieldproof_stack goal_driver`).
+    GoalDriver,
+    /// Nothing (the scenario drives the vehicle itself, or tests the bridge alone).
+    None,
+    /// An installed executable.
+    Executable {
+        /// Package.
+        package: String,
+        /// Executable.
+        executable: String,
+    },
+    /// A launch file.
+    Launch {
+        /// Absolute path.
+        file: PathBuf,
+        /// Arguments.
+        args: BTreeMap<String, String>,
+    },
+    /// A command.
+    Command {
+        /// argv.
+        argv: Vec<String>,
+    },
+}
+
+/// A validated scenario, ready to run.
+#[derive(Debug, Clone)]
+pub struct Scenario {
+    /// The file.
+    pub file: PathBuf,
+    /// As written.
+    pub raw: RawScenario,
+    /// The world.
+    pub world: World,
+    /// The vehicles.
+    pub vehicles: Vec<Vehicle>,
+    /// The network.
+    pub network: Option<Network>,
+    /// The timeline.
+    pub timeline: Vec<Entry>,
+    /// The assertions.
+    pub assertions: Vec<Assertion>,
+    /// Simulation time the timeline runs.
+    pub duration_s: f64,
+    /// Every topic recorded (record.topics + what assertions and triggers read + the
+    /// runner's own) with its ROS type, sorted by topic.
+    pub recorded_topics: BTreeMap<String, String>,
+}
+
+/// The shortest period of an `every` trigger (10 ms): each firing runs an action.
+pub const MIN_EVERY_PERIOD_S: f64 = 0.01;
+
+/// The most firings an `every` entry may have in a run (its count, or what its period,
+/// `start_s`, `until_s` and the scenario's `duration_s` allow).
+pub const MAX_EVERY_FIRINGS: u64 = 100_000;

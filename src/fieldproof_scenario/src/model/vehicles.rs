@@ -1,0 +1,359 @@
+//! Validation of the vehicles (names, namespaces, manifests, spawn, stack, failsafe), the
+//! network section and the timeouts.
+
+use super::raw::{PoseSpec, RawVehicle, StackSpec, Timeouts};
+use super::topics::{is_topic_name, DEFAULT_STACK_CMD_VEL};
+use super::types::{Stack, Vehicle};
+use super::{is_name, Ctx, ScenarioError};
+use crate::duration;
+use fieldproof_link::profile::{presets, Network, NetworkSection};
+use fieldproof_robots::{LossAction, Manifest, World};
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+/// Where a vehicle's relative paths resolve and what the vehicles before it took.
+pub(super) struct VehicleScope<'a> {
+    /// The scenario's directory (the bundle is planned under it).
+    pub dir: &'a Path,
+    /// A path of the scenario made absolute.
+    pub rel: &'a dyn Fn(&Path) -> PathBuf,
+    /// The world (spawn frames).
+    pub world: &'a World,
+    /// Names taken so far.
+    pub names: BTreeSet<String>,
+    /// Namespaces taken so far.
+    pub namespaces: BTreeSet<String>,
+}
+
+/// Validates `vehicles[i]`: its name and namespace (unique), manifest, spawn, stack, failsafe
+/// and command topic, and plans its bridge bundle.
+pub(super) fn vehicle(
+    ctx: &Ctx,
+    i: usize,
+    v: &RawVehicle,
+    scope: &mut VehicleScope,
+) -> Result<Vehicle, ScenarioError> {
+    let (dir, rel, world) = (scope.dir, scope.rel, scope.world);
+    let (names, namespaces) = (&mut scope.names, &mut scope.namespaces);
+    let p = format!("vehicles[{i}]");
+    if !is_name(&v.name) || v.name.len() > 10 {
+        return Err(ctx.err(
+            format!("{p}.name"),
+            format!(
+                "\"{}\" must be 1 to 10 of [a-z0-9_], starting with a letter (it names a network namespace)",
+                v.name
+            ),
+        ));
+    }
+    if !names.insert(v.name.clone()) {
+        return Err(ctx.err(format!("{p}.name"), format!("\"{}\" is used twice", v.name)));
+    }
+    let namespace = v.namespace.clone().unwrap_or_else(|| v.name.clone());
+    let ns = namespace.trim_matches('/').to_string();
+    if !ns.is_empty() && !is_name(&ns) {
+        return Err(ctx.err(
+            format!("{p}.namespace"),
+            format!("\"{namespace}\" is not a ROS namespace of one [a-z0-9_] segment"),
+        ));
+    }
+    if !namespaces.insert(ns.clone()) {
+        return Err(ctx.err(
+            format!("{p}.namespace"),
+            format!("\"{namespace}\" is used twice"),
+        ));
+    }
+    let manifest_path = rel(&v.manifest);
+    let manifest = Manifest::load(&manifest_path).map_err(|e| ScenarioError::Robots {
+        path: format!("{p}.manifest"),
+        source: e,
+    })?;
+    let pose = match (&v.spawn, &v.pose) {
+        (Some(_), Some(_)) => {
+            return Err(ctx.err(format!("{p}.pose"), "give spawn or pose, not both"))
+        }
+        (Some(f), None) => match world.frames.get(f) {
+            Some(fr) => PoseSpec {
+                xyz: fr.xyz,
+                yaw_deg: fr.yaw_deg,
+            },
+            None => {
+                return Err(ctx.err(
+                    format!("{p}.spawn"),
+                    format!(
+                        "\"{f}\" is not a frame of world {} (frames: {})",
+                        world.name,
+                        world.frames.keys().cloned().collect::<Vec<_>>().join(", ")
+                    ),
+                ))
+            }
+        },
+        (None, Some(pose)) => {
+            check_pose(&ctx, &format!("{p}.pose"), pose)?;
+            *pose
+        }
+        (None, None) => {
+            return Err(ctx.err(
+                format!("{p}.spawn"),
+                "missing (a frame of the world, or pose)",
+            ))
+        }
+    };
+    let stack = stack(&ctx, &p, v.stack.as_ref(), &rel)?;
+    let link = manifest.runtime.as_ref().and_then(|r| r.link.as_ref());
+    // A failsafe needs a heartbeat to hear: without one in the manifest the ground
+    // station sends it none, and link_monitor would never arm (nor let a run start).
+    let has_failsafe = link.is_some_and(|l| l.heartbeat.is_some());
+    let failsafe = match v.failsafe {
+        Some(true) if !has_failsafe => {
+            return Err(ctx.err(
+                format!("{p}.failsafe"),
+                format!(
+                    "true, but manifest {} has no {} (no failsafe to run)",
+                    v.manifest.display(),
+                    if link.is_some() {
+                        "runtime.link.heartbeat: its ground station sends none"
+                    } else {
+                        "runtime.link"
+                    }
+                ),
+            ))
+        }
+        Some(f) => f,
+        None => has_failsafe,
+    };
+    if failsafe {
+        check_loss_action(&ctx, &p, &manifest, &stack)?;
+    }
+    let custom_cmd_vel = match &v.stack {
+        Some(StackSpec::Custom(c)) => c.cmd_vel.clone(),
+        _ => None,
+    };
+    if let Some(t) = &custom_cmd_vel {
+        if !is_topic_name(t) {
+            return Err(ctx.err(
+                format!("{p}.stack.cmd_vel"),
+                format!("\"{t}\" is not a relative ROS topic name"),
+            ));
+        }
+    }
+    let stack_cmd_vel = custom_cmd_vel.unwrap_or_else(|| {
+        if failsafe {
+            DEFAULT_STACK_CMD_VEL.to_string()
+        } else {
+            manifest.drive.command.ros_topic.clone()
+        }
+    });
+    if failsafe && stack_cmd_vel == manifest.drive.command.ros_topic {
+        return Err(ctx.err(
+            format!("{p}.stack.cmd_vel"),
+            format!(
+                "\"{stack_cmd_vel}\" is the base's command topic, which link_monitor publishes: the stack must publish upstream of the failsafe (default {DEFAULT_STACK_CMD_VEL})"
+            ),
+        ));
+    }
+    let options = fieldproof_bridge::gen::Options {
+        namespace: ns.clone(),
+        no_clock: true,
+        no_robot_state_publisher: true,
+        without: v.without.clone(),
+        ..Default::default()
+    };
+    let field = if v.without.is_empty() {
+        "manifest"
+    } else {
+        "without"
+    };
+    let bundle = fieldproof_bridge::gen::generate(&manifest, &options, &dir.join("bundle"))
+        .map_err(|e| ctx.err(format!("{p}.{field}"), e.to_string()))?;
+    Ok(Vehicle {
+        name: v.name.clone(),
+        namespace: ns,
+        manifest_path,
+        manifest,
+        spawn: v.spawn.clone(),
+        pose,
+        stack,
+        failsafe,
+        stack_cmd_vel,
+        bundle,
+    })
+}
+
+/// Validates the `network` section: every link names a vehicle, every profile resolves.
+pub(super) fn network(
+    ctx: &Ctx,
+    section: Option<&NetworkSection>,
+    vehicles: &BTreeSet<String>,
+) -> Result<Option<Network>, ScenarioError> {
+    let Some(sec) = section else {
+        return Ok(None);
+    };
+    for (veh, _) in sec.links.iter() {
+        if !vehicles.contains(veh) {
+            return Err(ctx.err(
+                format!("network.links.{veh}"),
+                format!("\"{veh}\" is not a vehicle of the scenario"),
+            ));
+        }
+    }
+    Network::new(sec.clone(), &presets(), "network")
+        .map(Some)
+        .map_err(|e| profile_err(ctx, e))
+}
+
+pub(super) fn profile_err(ctx: &Ctx, e: fieldproof_link::profile::ProfileError) -> ScenarioError {
+    use fieldproof_link::profile::ProfileError as P;
+    let path = match &e {
+        P::OutOfRange { path, .. }
+        | P::Needs { path, .. }
+        | P::ReservedName { path, .. }
+        | P::Unknown { path, .. }
+        | P::Parse { path, .. } => path.clone(),
+    };
+    let full = e.to_string();
+    let message = full
+        .strip_prefix(&format!("{path}: "))
+        .unwrap_or(&full)
+        .to_string();
+    ctx.err(path, message)
+}
+
+pub(super) fn check_pose(ctx: &Ctx, path: &str, p: &PoseSpec) -> Result<(), ScenarioError> {
+    if p.xyz.iter().any(|x| !x.is_finite()) || !p.yaw_deg.is_finite() {
+        return Err(ctx.err(path, format!("{:?} must be finite", p.xyz)));
+    }
+    Ok(())
+}
+
+fn stack(
+    ctx: &Ctx,
+    p: &str,
+    s: Option<&StackSpec>,
+    rel: &dyn Fn(&Path) -> PathBuf,
+) -> Result<Stack, ScenarioError> {
+    Ok(match s {
+        None => Stack::GoalDriver,
+        Some(StackSpec::Name(n)) => match n.as_str() {
+            "goal_driver" | "fieldproof_stack/goal_driver" => Stack::GoalDriver,
+            "none" => Stack::None,
+            other => match other.split_once('/') {
+                Some((pkg, exe)) if !pkg.is_empty() && !exe.is_empty() && !exe.contains('/') => {
+                    Stack::Executable {
+                        package: pkg.into(),
+                        executable: exe.into(),
+                    }
+                }
+                _ => {
+                    return Err(ctx.err(
+                        format!("{p}.stack"),
+                        format!("\"{other}\" is not goal_driver, none, package/executable, {{launch: file}} or {{command: [argv]}}"),
+                    ))
+                }
+            },
+        },
+        Some(StackSpec::Custom(c)) => match (&c.launch, &c.command) {
+            (Some(f), None) => {
+                if let Some(reserved) = ["namespace", "cmd_vel"]
+                    .into_iter()
+                    .find(|k| c.args.contains_key(*k))
+                {
+                    return Err(ctx.err(
+                        format!("{p}.stack.args.{reserved}"),
+                        "is set by the runner (the vehicle's namespace; stack.cmd_vel)",
+                    ));
+                }
+                let file = rel(f);
+                if !file.is_file() {
+                    return Err(ctx.err(
+                        format!("{p}.stack.launch"),
+                        format!("{} does not exist", file.display()),
+                    ));
+                }
+                Stack::Launch {
+                    file,
+                    args: c.args.clone(),
+                }
+            }
+            (None, Some(argv)) if !argv.is_empty() && !argv[0].is_empty() => {
+                if !c.args.is_empty() {
+                    return Err(ctx.err(
+                        format!("{p}.stack.args"),
+                        "only a launch file takes args",
+                    ));
+                }
+                Stack::Command { argv: argv.clone() }
+            }
+            (None, Some(_)) => {
+                return Err(ctx.err(format!("{p}.stack.command"), "must not be empty"))
+            }
+            _ => {
+                return Err(ctx.err(
+                    format!("{p}.stack"),
+                    "give one of launch or command",
+                ))
+            }
+        },
+    })
+}
+
+/// Every timeout above 0 (the upper bound is every duration's, [`duration::MAX_DURATION_S`]).
+pub(super) fn check_timeouts(ctx: &Ctx, t: &Timeouts) -> Result<(), ScenarioError> {
+    for (name, value) in [
+        ("ready_s", t.ready_s),
+        ("ground_s", t.ground_s),
+        ("run_s", t.run_s),
+        ("shutdown_s", t.shutdown_s),
+    ] {
+        if value.get() <= 0.0 {
+            return Err(ctx.err(
+                format!("timeouts.{name}"),
+                format!("{} s must be above 0", duration::display(value.get())),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Whether the stack takes the vehicle home by itself when its link is lost: none of the
+/// stacks the runner starts does (goal_driver keeps its goal; others are not known).
+fn has_return_home(_stack: &Stack) -> bool {
+    false
+}
+
+/// How a stack is named in messages.
+fn stack_name(stack: &Stack) -> String {
+    match stack {
+        Stack::GoalDriver => "goal_driver".into(),
+        Stack::None => "none".into(),
+        Stack::Executable {
+            package,
+            executable,
+        } => format!("{package}/{executable}"),
+        Stack::Launch { file, .. } => file.display().to_string(),
+        Stack::Command { argv } => argv.first().cloned().unwrap_or_default(),
+    }
+}
+
+/// A failsafe whose loss action is `return_home` needs a stack that can go home.
+fn check_loss_action(
+    ctx: &Ctx,
+    vehicle_path: &str,
+    manifest: &Manifest,
+    stack: &Stack,
+) -> Result<(), ScenarioError> {
+    let loss_action = manifest
+        .runtime
+        .as_ref()
+        .and_then(|r| r.link.as_ref())
+        .map(|l| l.loss_action);
+    if loss_action == Some(LossAction::ReturnHome) && !has_return_home(stack) {
+        return Err(ctx.err(
+            format!("{vehicle_path}.manifest"),
+            format!(
+                "runtime.link.loss_action: return_home: the stack {} has no return-home behaviour (give stop, hold, land or continue)",
+                stack_name(stack)
+            ),
+        ));
+    }
+    Ok(())
+}
