@@ -3,22 +3,21 @@
 
 use std::ffi::OsString;
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
-use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::process::Command;
+
+use fieldproof_testkit::FakeAmentPrefix;
 
 /// An install prefix with package `demo` whose executable `echo_args` writes each of its
 /// arguments, NUL-terminated, to the file `$ARGS_OUT`.
 fn install(root: &Path) -> std::path::PathBuf {
-    let prefix = root.join("install/demo");
-    let marker = prefix.join("share/ament_index/resource_index/packages");
-    std::fs::create_dir_all(&marker).unwrap();
-    std::fs::write(marker.join("demo"), "").unwrap();
-    let exe = prefix.join("lib/demo/echo_args");
-    std::fs::create_dir_all(exe.parent().unwrap()).unwrap();
-    std::fs::write(&exe, "#!/bin/sh\nprintf '%s\\0' \"$@\" > \"$ARGS_OUT\"\n").unwrap();
-    std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).unwrap();
-    prefix
+    let prefix = FakeAmentPrefix::at(&root.join("install/demo"));
+    prefix.script(
+        "demo",
+        "echo_args",
+        "printf '%s\\0' \"$@\" > \"$ARGS_OUT\"\n",
+    );
+    prefix.path().to_path_buf()
 }
 
 #[test]

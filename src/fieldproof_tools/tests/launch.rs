@@ -8,6 +8,7 @@ use std::process::Command;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
+use fieldproof_testkit::FakeAmentPrefix;
 use fieldproof_tools::launch::{self, supervisor};
 
 fn script(path: &Path, body: &str) {
@@ -18,13 +19,9 @@ fn script(path: &Path, body: &str) {
 
 /// An install prefix holding package `demo` with executables `talker` and `listener`.
 fn install(root: &Path) -> PathBuf {
-    let prefix = root.join("install/demo");
-    let marker = prefix.join("share/ament_index/resource_index/packages");
-    std::fs::create_dir_all(&marker).unwrap();
-    std::fs::write(marker.join("demo"), "").unwrap();
-    script(&prefix.join("lib/demo/talker"), "exit 0");
-    script(&prefix.join("lib/demo/listener"), "exit 0");
-    prefix
+    let prefix = FakeAmentPrefix::at(&root.join("install/demo"));
+    prefix.stub("demo", "talker").stub("demo", "listener");
+    prefix.path().to_path_buf()
 }
 
 #[test]
