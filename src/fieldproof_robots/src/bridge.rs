@@ -1,6 +1,6 @@
-//! The bridge rules every tool shares: which adapter an interface
-//! gets, whether the simulator publishes it on a hidden `_bridge` topic, and how names are
-//! qualified with a namespace and frames with a frame prefix.
+//! The bridge rules every tool shares: which adapter an interface gets, whether the
+//! simulator publishes it on a hidden `_bridge` topic, and how names are qualified with a
+//! namespace and frames with a frame prefix.
 //!
 //! The simulator and the bridge generator both call [`adapter_for`] / [`is_hidden`], so
 //! the topic the simulator publishes and the one the adapter reads cannot drift apart.
