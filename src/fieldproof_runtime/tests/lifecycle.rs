@@ -18,20 +18,6 @@ use fieldproof_runtime::lifecycle::{
 };
 use fieldproof_runtime::NodeBuilder;
 
-fn python() -> PathBuf {
-    let p = std::env::var_os("FIELDPROOF_PYTHON")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../.venv/bin/python")
-        });
-    assert!(
-        p.exists(),
-        "{}: no Python with cyclonedds; run scripts/setup (or set FIELDPROOF_PYTHON)",
-        p.display()
-    );
-    p
-}
-
 #[test]
 fn cyclone_peer_drives_the_lifecycle() {
     fieldproof_testkit::contain_or_return!();
@@ -42,7 +28,7 @@ fn cyclone_peer_drives_the_lifecycle() {
         &["--ros-args", "-r", "__node:=lc", "-r", "__ns:=/cy"],
     );
     let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/lifecycle_peer.py");
-    let out = Command::new(python())
+    let out = Command::new(fieldproof_testkit::python())
         .arg(&script)
         .arg("/cy/lc")
         .env("ROS_DOMAIN_ID", "96")
