@@ -88,7 +88,7 @@ pub(super) fn vehicle(
             }
         },
         (None, Some(pose)) => {
-            check_pose(&ctx, &format!("{p}.pose"), pose)?;
+            check_pose(ctx, &format!("{p}.pose"), pose)?;
             *pose
         }
         (None, None) => {
@@ -98,7 +98,7 @@ pub(super) fn vehicle(
             ))
         }
     };
-    let stack = stack(&ctx, &p, v.stack.as_ref(), &rel)?;
+    let stack = stack(ctx, &p, v.stack.as_ref(), rel)?;
     let link = manifest.runtime.as_ref().and_then(|r| r.link.as_ref());
     // A failsafe needs a heartbeat to hear: without one in the manifest the ground
     // station sends it none, and link_monitor would never arm (nor let a run start).
@@ -122,7 +122,7 @@ pub(super) fn vehicle(
         None => has_failsafe,
     };
     if failsafe {
-        check_loss_action(&ctx, &p, &manifest, &stack)?;
+        check_loss_action(ctx, &p, &manifest, &stack)?;
     }
     let custom_cmd_vel = match &v.stack {
         Some(StackSpec::Custom(c)) => c.cmd_vel.clone(),
