@@ -2,10 +2,54 @@
 
 import os
 import pathlib
+import subprocess
+import sys
 
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
+
+# The peers open DDS participants: like the Rust tests (fieldproof_testkit), a pytest run outside
+# a private network namespace re-runs itself inside a fresh one (loopback up, multicast route on
+# it, as scripts/netns-run does), so `pytest test` run directly never multicasts on the network.
+_NETNS_SETUP = """PATH="$PATH:/usr/sbin:/sbin"
+ip link set lo up || exit 97
+ip link set lo multicast on || exit 97
+ip route add 224.0.0.0/4 dev lo 2>/dev/null || true
+exec "$@"
+"""
+
+
+def _contained() -> bool:
+    """True when this process's network namespace is not PID 1's (FIELDPROOF_IN_NETNS=1
+    decides when PID 1's cannot be read)."""
+    try:
+        return os.readlink("/proc/self/ns/net") != os.readlink("/proc/1/ns/net")
+    except OSError:
+        return os.environ.get("FIELDPROOF_IN_NETNS") == "1"
+
+
+def pytest_configure(config):
+    """Re-runs the whole session inside a fresh network namespace unless contained."""
+    if _contained():
+        return
+    if os.environ.get("FIELDPROOF_TESTKIT_RERUN"):
+        raise SystemExit("conftest: re-run inside a new network namespace, yet still in PID 1's")
+    capture = config.pluginmanager.getplugin("capturemanager")
+    if capture is not None:
+        capture.suspend_global_capture(in_=True)  # the re-run writes to the real stdout
+    os.environ["FIELDPROOF_IN_NETNS"] = "1"
+    os.environ["FIELDPROOF_TESTKIT_RERUN"] = "1"
+    unshare = ["--net"] if os.geteuid() == 0 else ["--user", "--map-root-user", "--net"]
+    sys.stdout.flush()
+    sys.stderr.flush()
+    # A child, not exec: were this process PID 1 of its PID namespace, its new network
+    # namespace would be PID 1's too.
+    rc = subprocess.call(
+        ["unshare", *unshare, "--", "sh", "-c", _NETNS_SETUP, "pytest-netns",
+         sys.executable, "-m", "pytest", *config.invocation_params.args],
+    )
+    os._exit(rc)
 
 
 @pytest.fixture(scope="session")
