@@ -2,7 +2,7 @@
 //! types, and the checks of a topic name as a scenario writes one.
 
 use super::raw::Record;
-use super::types::{Assertion, Check, Entry, Trigger, Vehicle};
+use super::types::{Assertion, Entry, Trigger, Vehicle};
 use super::{Ctx, ScenarioError};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -147,16 +147,8 @@ pub(super) fn recorded_topics(
         }
     }
     for a in assertions {
-        match &a.check {
-            Check::TopicValue { condition, .. } => {
-                topics.insert(condition.topic.clone());
-            }
-            Check::MaxRate { topic, .. }
-            | Check::MinRate { topic, .. }
-            | Check::Unchanged { topic, .. } => {
-                topics.insert(topic.clone());
-            }
-            _ => {}
+        if let Some(topic) = a.check.topic() {
+            topics.insert(topic.to_string());
         }
     }
     for v in vehicles {

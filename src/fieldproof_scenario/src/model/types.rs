@@ -263,6 +263,19 @@ pub enum Check {
     },
 }
 
+impl Check {
+    /// The topic it reads (recorded for it), if it reads one.
+    pub fn topic(&self) -> Option<&str> {
+        match self {
+            Check::TopicValue { condition, .. } => Some(&condition.topic),
+            Check::MaxRate { topic, .. }
+            | Check::MinRate { topic, .. }
+            | Check::Unchanged { topic, .. } => Some(topic),
+            Check::Reached { .. } | Check::NoCollision { .. } | Check::LinkVerdicts => None,
+        }
+    }
+}
+
 /// A validated assertion.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Assertion {
