@@ -5,9 +5,7 @@
 //! refuses fails `configure` (state unchanged) and, with autostart, ends the process with
 //! the reason as before. Each test re-runs itself inside a private network namespace.
 
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
-use std::sync::{Arc, Mutex};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use fieldproof_runtime::lifecycle::{
@@ -15,13 +13,14 @@ use fieldproof_runtime::lifecycle::{
     TRANSITION_ACTIVATE, TRANSITION_CONFIGURE,
 };
 use fieldproof_runtime::NodeBuilder;
+use fieldproof_testkit::{ChildGuard, Lines};
 
 const DOMAIN: &str = "93";
 
 /// ground_station as `name`, its stdout lines collected.
 struct Station {
-    child: Child,
-    stdout: Arc<Mutex<Vec<String>>>,
+    _child: ChildGuard,
+    stdout: Lines,
 }
 
 impl Station {
@@ -44,25 +43,15 @@ impl Station {
             .stdout(Stdio::piped())
             .spawn()
             .expect("start ground_station");
-        let stdout = Arc::new(Mutex::new(Vec::new()));
-        let lines = stdout.clone();
-        let out = child.stdout.take().unwrap();
-        std::thread::spawn(move || {
-            for line in BufReader::new(out).lines() {
-                let Ok(line) = line else { break };
-                lines.lock().unwrap().push(line);
-            }
-        });
-        Station { child, stdout }
+        let stdout = Lines::collect(child.stdout.take().unwrap());
+        Station {
+            _child: ChildGuard::new(child),
+            stdout,
+        }
     }
 
     fn ready_lines(&self) -> usize {
-        self.stdout
-            .lock()
-            .unwrap()
-            .iter()
-            .filter(|l| l.contains("\"ready\":true"))
-            .count()
+        self.stdout.count("\"ready\":true")
     }
 
     async fn wait_ready(&self, timeout: Duration) {
@@ -71,13 +60,6 @@ impl Station {
             assert!(Instant::now() < end, "no readiness line within {timeout:?}");
             smol::Timer::after(Duration::from_millis(20)).await;
         }
-    }
-}
-
-impl Drop for Station {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 

@@ -15,15 +15,14 @@ mod common;
 
 use common::{require_root, run_id};
 use fieldproof_link::netns;
-use std::io::{BufRead, BufReader};
+use fieldproof_testkit::Lines;
 use std::process::{Child, Command, Stdio};
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// A process whose stdout lines are collected.
 struct Proc {
     child: Child,
-    lines: Arc<Mutex<Vec<String>>>,
+    lines: Lines,
 }
 
 impl Proc {
@@ -43,22 +42,13 @@ impl Proc {
             .stdout(Stdio::piped())
             .spawn()
             .unwrap();
-        let lines = Arc::new(Mutex::new(Vec::new()));
-        let l = lines.clone();
-        let stdout = child.stdout.take().unwrap();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                l.lock().unwrap().push(line);
-            }
-        });
+        let lines = Lines::collect(child.stdout.take().unwrap());
         Proc { child, lines }
     }
 
     fn json(&self) -> Vec<serde_json::Value> {
         self.lines
-            .lock()
-            .unwrap()
+            .all()
             .iter()
             .filter_map(|l| serde_json::from_str(l).ok())
             .collect()

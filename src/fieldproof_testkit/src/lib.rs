@@ -11,7 +11,7 @@ mod process;
 
 pub use ament::FakeAmentPrefix;
 pub use netns::{contain, contain_as, in_private_netns_or_rerun, is_contained, CONTAINED_ENV};
-pub use process::ChildGuard;
+pub use process::{ChildGuard, Lines};
 
 use std::path::PathBuf;
 

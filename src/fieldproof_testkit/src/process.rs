@@ -1,8 +1,55 @@
-//! A child process that cannot outlive its test.
+//! A child process that cannot outlive its test, and the lines it writes.
 
+use std::io::{BufRead, BufReader, Read};
 use std::ops::{Deref, DerefMut};
 use std::os::unix::process::CommandExt;
 use std::process::{Child, Command};
+use std::sync::{Arc, Mutex};
+
+/// The lines a child writes to one of its pipes, collected by a thread as they come.
+#[derive(Debug, Clone, Default)]
+pub struct Lines(Arc<Mutex<Vec<String>>>);
+
+impl Lines {
+    /// Collects the lines of `pipe` (a child's stdout or stderr) until it closes.
+    pub fn collect(pipe: impl Read + Send + 'static) -> Lines {
+        Lines::collect_echoing(pipe, None)
+    }
+
+    /// [`Lines::collect`], also echoing each line to stderr after `prefix` when given.
+    pub fn collect_echoing(
+        pipe: impl Read + Send + 'static,
+        prefix: Option<&'static str>,
+    ) -> Lines {
+        let lines = Lines::default();
+        let sink = lines.0.clone();
+        std::thread::spawn(move || {
+            for line in BufReader::new(pipe).lines() {
+                let Ok(line) = line else { break };
+                if let Some(prefix) = prefix {
+                    eprintln!("{prefix}{line}");
+                }
+                sink.lock().unwrap().push(line);
+            }
+        });
+        lines
+    }
+
+    /// Every line so far.
+    pub fn all(&self) -> Vec<String> {
+        self.0.lock().unwrap().clone()
+    }
+
+    /// How many lines so far contain `needle`.
+    pub fn count(&self, needle: &str) -> usize {
+        self.0
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|l| l.contains(needle))
+            .count()
+    }
+}
 
 /// Owns a child; on drop, when it still runs, kills it with SIGKILL (its whole process group
 /// when started by [`ChildGuard::spawn_group`]) and reaps it. Derefs to the [`Child`].
@@ -122,6 +169,24 @@ mod tests {
             std::thread::sleep(Duration::from_millis(10));
         }
         assert!(!alive(leader), "leader {leader} survived the drop");
+    }
+
+    #[test]
+    fn lines_are_collected_as_written() {
+        let mut child = Command::new("sh")
+            .args(["-c", "echo one; echo two; echo one more"])
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let lines = Lines::collect(child.stdout.take().unwrap());
+        assert!(child.wait().unwrap().success());
+        let end = Instant::now() + Duration::from_secs(5);
+        while lines.all().len() < 3 {
+            assert!(Instant::now() < end, "lines so far: {:?}", lines.all());
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        assert_eq!(lines.all(), ["one", "two", "one more"]);
+        assert_eq!(lines.count("one"), 2);
     }
 
     #[test]

@@ -3,13 +3,12 @@
 #![allow(dead_code)]
 
 use std::future::Future;
-use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
-use std::process::{Child, Command, ExitStatus, Stdio};
-use std::sync::{Arc, Mutex};
+use std::process::{Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
 use fieldproof_runtime::{Node, NodeBuilder, NodeResult};
+use fieldproof_testkit::{ChildGuard, Lines};
 use futures::FutureExt;
 
 /// Every DDS participant must live in a private network namespace: each test starts with
@@ -39,8 +38,8 @@ pub fn example(name: &str) -> PathBuf {
 
 /// A node process with its stderr collected line by line.
 pub struct Proc {
-    child: Child,
-    lines: Arc<Mutex<Vec<String>>>,
+    child: ChildGuard,
+    lines: Lines,
 }
 
 impl Proc {
@@ -63,27 +62,21 @@ impl Proc {
             .stderr(Stdio::piped())
             .spawn()
             .expect("spawn example");
-        let lines = Arc::new(Mutex::new(Vec::new()));
-        let l = lines.clone();
-        let stderr = child.stderr.take().unwrap();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stderr).lines() {
-                let Ok(line) = line else { break };
-                eprintln!("  [child] {line}");
-                l.lock().unwrap().push(line);
-            }
-        });
-        Proc { child, lines }
+        let lines = Lines::collect_echoing(child.stderr.take().unwrap(), Some("  [child] "));
+        Proc {
+            child: ChildGuard::new(child),
+            lines,
+        }
     }
 
     /// All stderr lines so far.
     pub fn lines(&self) -> Vec<String> {
-        self.lines.lock().unwrap().clone()
+        self.lines.all()
     }
 
     /// Lines containing `needle`.
     pub fn count(&self, needle: &str) -> usize {
-        self.lines().iter().filter(|l| l.contains(needle)).count()
+        self.lines.count(needle)
     }
 
     /// Waits (async, polling every 20 ms) for a line containing `needle`.
@@ -142,15 +135,6 @@ impl Proc {
                 "process still running after {timeout:?}"
             );
             async_io::Timer::after(Duration::from_millis(20)).await;
-        }
-    }
-}
-
-impl Drop for Proc {
-    fn drop(&mut self) {
-        if let Ok(None) = self.child.try_wait() {
-            let _ = self.child.kill();
-            let _ = self.child.wait();
         }
     }
 }
