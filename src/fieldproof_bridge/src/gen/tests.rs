@@ -8,9 +8,7 @@ use serde_yaml::Value;
 use super::*;
 use crate::contract::{Role, TfFrame};
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+use fieldproof_testkit::repo_root as repo;
 
 fn ugv_ref_path() -> PathBuf {
     std::path::absolute(repo().join("robots/ugv_ref/robot.yaml")).unwrap()
