@@ -334,6 +334,16 @@ fn parse_field(line: &str) -> Result<Field, String> {
     })
 }
 
+/// The `.msg` fields of a registered type or of a type one references (`pkg/msg/Name`), one
+/// `type name` per line with nested types written `pkg/Name`; `None` for a type not here. The
+/// one table of definitions: type hashes and the recorder's MCAP schemas are both built from it.
+pub fn definition(type_name: &str) -> Option<&'static str> {
+    DEFINITIONS
+        .iter()
+        .find(|(name, _)| *name == type_name)
+        .map(|(_, fields)| *fields)
+}
+
 /// The full description of a registered type: the type and, sorted by name, every type it
 /// references directly or through other types.
 pub fn type_description(type_name: &str) -> Result<TypeDescription, MsgError> {
