@@ -51,7 +51,19 @@ pub struct Pose2D {
 }
 
 impl Pose2D {
-    fn is_finite(&self) -> bool {
+    /// The planar pose of a position and an orientation quaternion (`x, y, z, w`): the yaw
+    /// about +z (REP 103).
+    pub fn from_position_quaternion(x_m: f64, y_m: f64, q: [f64; 4]) -> Pose2D {
+        let [qx, qy, qz, qw] = q;
+        Pose2D {
+            x_m,
+            y_m,
+            yaw_rad: (2.0 * (qw * qz + qx * qy)).atan2(1.0 - 2.0 * (qy * qy + qz * qz)),
+        }
+    }
+
+    /// Whether every field is a finite number.
+    pub fn is_finite(&self) -> bool {
         self.x_m.is_finite() && self.y_m.is_finite() && self.yaw_rad.is_finite()
     }
 }
@@ -404,6 +416,15 @@ impl FollowController {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn yaw_comes_from_the_quaternion() {
+        let half = 0.7_f64 / 2.0;
+        let pose =
+            super::Pose2D::from_position_quaternion(1.0, 2.0, [0.0, 0.0, half.sin(), half.cos()]);
+        assert!((pose.yaw_rad - 0.7).abs() < 1e-12);
+        assert_eq!((pose.x_m, pose.y_m), (1.0, 2.0));
+    }
+
     use super::*;
     use proptest::prelude::*;
     use std::f64::consts::FRAC_PI_2;
