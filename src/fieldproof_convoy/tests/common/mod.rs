@@ -1,0 +1,160 @@
+//! What the node tests share: pty pairs, the node binaries as child processes, an in-process
+//! DDS peer, and frame collection from a pty. Every test that uses them starts with
+//! `fieldproof_testkit::contain_or_return!()` (its DDS participants stay in a private network
+//! namespace).
+#![allow(dead_code)]
+
+use std::fs::File;
+use std::future::Future;
+use std::io::Read;
+use std::os::fd::{AsRawFd, OwnedFd};
+use std::process::{Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use fieldproof_convoy::serial::{make_raw, Deframer, Frame};
+use fieldproof_runtime::{Node, NodeBuilder, NodeResult};
+use fieldproof_testkit::{ChildGuard, Lines};
+
+/// A pty pair: the node opens `slave_path`, the test reads and writes `master`. The slave end
+/// stays open here (raw mode) for the test's lifetime.
+pub struct Pty {
+    pub master: File,
+    _slave: OwnedFd,
+    pub slave_path: String,
+}
+
+impl Pty {
+    pub fn open() -> Pty {
+        let pair = nix::pty::openpty(None, None).expect("openpty");
+        make_raw(&pair.slave).expect("raw slave");
+        let slave_path = std::fs::read_link(format!("/proc/self/fd/{}", pair.slave.as_raw_fd()))
+            .expect("slave path")
+            .to_string_lossy()
+            .into_owned();
+        Pty {
+            master: File::from(pair.master),
+            _slave: pair.slave,
+            slave_path,
+        }
+    }
+
+    /// Collects the valid frames written to the slave, with their arrival times, on a thread.
+    pub fn collect_frames(&self) -> Frames {
+        let frames = Frames::default();
+        let out = frames.clone();
+        let mut master = self.master.try_clone().expect("master clone");
+        std::thread::spawn(move || {
+            let mut deframer = Deframer::new();
+            let mut buf = [0u8; 256];
+            while let Ok(n) = master.read(&mut buf) {
+                if n == 0 {
+                    break;
+                }
+                let now = Instant::now();
+                for frame in deframer.push(&buf[..n]) {
+                    out.0.lock().unwrap().push((now, frame));
+                }
+            }
+        });
+        frames
+    }
+}
+
+/// Frames read so far, with the time each was read.
+#[derive(Clone, Default)]
+pub struct Frames(Arc<Mutex<Vec<(Instant, Frame)>>>);
+
+impl Frames {
+    pub fn all(&self) -> Vec<(Instant, Frame)> {
+        self.0.lock().unwrap().clone()
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.lock().unwrap().len()
+    }
+}
+
+/// A node binary of this crate running in ROS domain `domain`, its stderr collected.
+pub struct NodeProc {
+    pub child: ChildGuard,
+    pub stderr: Lines,
+}
+
+impl NodeProc {
+    pub fn start(exe: &str, domain: u16, params: &[String]) -> NodeProc {
+        assert!(
+            fieldproof_testkit::is_contained(),
+            "DDS outside a private network namespace"
+        );
+        let mut args = vec!["--ros-args".to_string()];
+        for p in params {
+            args.push("-p".into());
+            args.push(p.clone());
+        }
+        let mut child = Command::new(exe)
+            .args(&args)
+            .env("ROS_DOMAIN_ID", domain.to_string())
+            .env_remove("ROS_AUTOMATIC_DISCOVERY_RANGE")
+            .env_remove("RMW_IMPLEMENTATION")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap_or_else(|e| panic!("{exe}: {e}"));
+        let stderr = Lines::collect_echoing(child.stderr.take().unwrap(), Some("node"));
+        NodeProc {
+            child: ChildGuard::new(child),
+            stderr,
+        }
+    }
+
+    /// Waits until a stderr line contains `needle`.
+    pub fn wait_for_log(&self, needle: &str, timeout: Duration) {
+        let end = Instant::now() + timeout;
+        while self.stderr.count(needle) == 0 {
+            assert!(
+                Instant::now() < end,
+                "no log line with {needle:?} within {timeout:?}: {:?}",
+                self.stderr.all()
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// SIGINT, then waits for the exit (a clean one: the node's files are complete).
+    pub fn stop(&mut self) {
+        self.child.signal(nix::libc::SIGINT).expect("SIGINT");
+        let end = Instant::now() + Duration::from_secs(10);
+        while self.child.try_wait().unwrap().is_none() {
+            assert!(Instant::now() < end, "node did not exit after SIGINT");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+/// Runs `body` as a fieldproof node named `name` in ROS domain `domain`, in this process.
+pub fn peer<F, Fut>(name: &str, domain: u16, body: F)
+where
+    F: FnOnce(Node) -> Fut,
+    Fut: Future<Output = NodeResult>,
+{
+    assert!(
+        fieldproof_testkit::is_contained(),
+        "DDS outside a private network namespace"
+    );
+    let d = domain.to_string();
+    let cfg = NodeBuilder::new(name)
+        .resolve([name], |k| (k == "ROS_DOMAIN_ID").then(|| d.clone()))
+        .expect("peer config");
+    fieldproof_runtime::run(cfg, body).expect("peer run");
+}
+
+/// Polls `f` every 20 ms until it is true; panics naming `what` after `timeout`.
+pub fn wait_until(what: &str, timeout: Duration, mut f: impl FnMut() -> bool) {
+    let end = Instant::now() + timeout;
+    while !f() {
+        assert!(Instant::now() < end, "{what}: not within {timeout:?}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
