@@ -12,8 +12,9 @@ use std::path::{Path, PathBuf};
 pub enum Ready {
     /// A node of this fully qualified name in the ROS graph.
     Node(String),
-    /// A line on its stdout containing this text.
-    Line(String),
+    /// A managed (lifecycle) node of this fully qualified name in state ACTIVE, as its
+    /// `~/get_state` service answers.
+    Active(String),
     /// Nothing to wait for (a launch file, a command).
     Started,
 }
@@ -357,7 +358,7 @@ pub fn plan(
                 "-p".into(),
                 format!("network_jsonl:={}", p.dir.join("network.jsonl").display()),
             ],
-            ready: Ready::Line("\"ready\"".into()),
+            ready: Ready::Active("/ground_station".into()),
         });
     }
     Ok(out)

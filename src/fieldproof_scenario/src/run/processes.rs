@@ -3,11 +3,8 @@
 //! [`StopPolicy`]. [`Processes`] owns them: dropped, it stops whatever still runs, so an
 //! error in any phase ends in the same teardown.
 
-use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use fieldproof_launch::StopPolicy;
@@ -71,10 +68,14 @@ impl Processes {
     }
 
     /// The one readiness check: which processes are not ready yet, given the nodes the
-    /// runner's node sees (`Ready::Node`), the lines they printed (`Ready::Line`), or being
-    /// started (`Ready::Started`); records when each became ready. A lifecycle-managed
-    /// node's "active" would be checked here too.
-    pub(super) fn readiness(&mut self, running_nodes: &[String]) -> Readiness {
+    /// runner's node sees (`Ready::Node`), the managed nodes it has seen ACTIVE
+    /// (`Ready::Active`), or being started (`Ready::Started`); records when each became
+    /// ready.
+    pub(super) fn readiness(
+        &mut self,
+        running_nodes: &[String],
+        active_nodes: &[String],
+    ) -> Readiness {
         let mut waiting = Vec::new();
         for p in self.procs.iter_mut() {
             if let Some(st) = p.poll_exit() {
@@ -89,16 +90,29 @@ impl Processes {
             }
             let ok = match &p.spec.ready {
                 Ready::Node(f) => running_nodes.iter().any(|n| n == f),
-                Ready::Line(_) => p.line_seen.load(Ordering::Acquire),
+                Ready::Active(f) => active_nodes.iter().any(|n| n == f),
                 Ready::Started => true,
             };
             if ok {
                 p.ready_after = Some(p.started.elapsed().as_secs_f64());
             } else {
-                waiting.push((p.spec.name.clone(), matches!(p.spec.ready, Ready::Line(_))));
+                // A managed node's ACTIVE state comes from the ground station: over the link.
+                let behind_link = matches!(p.spec.ready, Ready::Active(_));
+                waiting.push((p.spec.name.clone(), behind_link));
             }
         }
         Readiness::Waiting(waiting)
+    }
+
+    /// The managed nodes the run waits to see ACTIVE (fully qualified names).
+    pub(super) fn managed_nodes(&self) -> Vec<String> {
+        self.procs
+            .iter()
+            .filter_map(|p| match &p.spec.ready {
+                Ready::Active(fqn) => Some(fqn.clone()),
+                _ => None,
+            })
+            .collect()
     }
 
     /// Pids of the processes still running.
@@ -156,7 +170,6 @@ pub(super) struct Proc {
     pub(super) child: Option<Child>,
     pub(super) started: Instant,
     pub(super) ready_after: Option<f64>,
-    pub(super) line_seen: Arc<AtomicBool>,
     pub(super) log: PathBuf,
     pub(super) exit: Option<std::process::ExitStatus>,
     /// When it exited, in seconds of the timeline (exits during the timeline only).
@@ -255,35 +268,15 @@ pub(super) fn spawn(
         .stderr(Stdio::from(err_file))
         .env("RCUTILS_COLORIZED_OUTPUT", "0");
     fieldproof_launch::child::supervised(&mut cmd);
-    let line_seen = Arc::new(AtomicBool::new(false));
-    let wants_line = matches!(spec.ready, Ready::Line(_));
-    if wants_line {
-        cmd.stdout(Stdio::piped());
-    } else {
-        cmd.stdout(Stdio::from(file.try_clone().map_err(|e| e.to_string())?));
-    }
-    let mut child = cmd
+    cmd.stdout(Stdio::from(file));
+    let child = cmd
         .spawn()
         .map_err(|e| format!("{}: cannot start {}: {e}", spec.name, argv[0]))?;
-    if let (Ready::Line(want), Some(out)) = (&spec.ready, child.stdout.take()) {
-        let want = want.clone();
-        let seen = line_seen.clone();
-        let mut file = file;
-        std::thread::spawn(move || {
-            for line in BufReader::new(out).lines().map_while(Result::ok) {
-                if line.contains(&want) {
-                    seen.store(true, Ordering::Release);
-                }
-                let _ = writeln!(file, "{line}");
-            }
-        });
-    }
     Ok(Proc {
         spec: spec.clone(),
         child: Some(child),
         started: Instant::now(),
         ready_after: None,
-        line_seen,
         log,
         exit: None,
         exited_at_s: None,

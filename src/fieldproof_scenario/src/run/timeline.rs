@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 
 use fieldproof_link::analysis::Change;
 use fieldproof_link::shaper::{unix_now, LinkShaper};
+use fieldproof_runtime::lifecycle::{self, PRIMARY_STATE_ACTIVE};
 use fieldproof_runtime::msgs::geometry_msgs::{Point, Pose, PoseStamped, Quaternion};
 use fieldproof_runtime::msgs::std_msgs;
 use fieldproof_runtime::{qos, Node, NodeBuilder};
@@ -304,6 +305,21 @@ async fn dds_body(
     bar.set_message("waiting for the processes to be ready");
     let ready_deadline = Instant::now() + Duration::from_secs_f64(s.raw.timeouts.ready_s.get());
     let ground_deadline = Instant::now() + Duration::from_secs_f64(s.raw.timeouts.ground_s.get());
+    // Each managed node (the ground station) is ready when its `~/get_state` answers ACTIVE.
+    let managed = shared.lock().expect("shared").processes.managed_nodes();
+    let mut active_nodes: Vec<String> = Vec::new();
+    let mut activations: futures::stream::FuturesUnordered<_> = managed
+        .into_iter()
+        .map(|fqn| {
+            let node = &node;
+            let limit = Duration::from_secs_f64(s.raw.timeouts.ground_s.get());
+            async move {
+                let reached =
+                    lifecycle::wait_for_state(node, &fqn, PRIMARY_STATE_ACTIVE, limit).await;
+                (fqn, reached)
+            }
+        })
+        .collect();
     loop {
         let names: Vec<String> = node
             .nodes()
@@ -311,7 +327,12 @@ async fn dds_body(
             .map(|n| n.fully_qualified_name())
             .collect();
         let clock_ok = node.clock().now_nanos() > 0;
-        let (mut waiting, died) = match shared.lock().expect("shared").processes.readiness(&names) {
+        let (mut waiting, died) = match shared
+            .lock()
+            .expect("shared")
+            .processes
+            .readiness(&names, &active_nodes)
+        {
             Readiness::Waiting(waiting) => (waiting, None),
             Readiness::Died(why) => (Vec::new(), Some(why)),
         };
@@ -387,9 +408,16 @@ async fn dds_body(
         ));
         futures::select! {
             _ = smol::Timer::after(Duration::from_millis(100)).fuse() => {}
+            (fqn, reached) = futures::StreamExt::select_next_some(&mut activations) => match reached {
+                Ok(()) => active_nodes.push(fqn),
+                // Not ACTIVE within the ground timeout: the process stays waiting and the
+                // deadline names it; the reason goes to the warnings.
+                Err(e) => out.warnings.push(format!("{fqn} never reported ACTIVE: {e}")),
+            },
             _ = node.shutdown_requested().fuse() => { out.error = Some(interrupted("the bring-up")); return (out, timeline); }
         }
     }
+    drop(activations);
     // The timeline.
     say(
         bar,
