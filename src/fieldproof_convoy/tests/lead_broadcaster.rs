@@ -1,7 +1,8 @@
 //! `lead_broadcaster` end to end (DDS in a private network namespace): odometry from a test
 //! publisher comes out as 28-byte frames on a pty at 5 Hz carrying its fields, the same bytes
 //! as UDP datagrams; with `drop_every_n:=3` every third seq is missing at the source and the
-//! gaps equal the drops it reports on `convoy/source_stats`.
+//! gaps equal the drops it reports on `convoy/source_stats`; a blackout switched on and off at
+//! run time (`set_parameters`) leaves one run of missing seqs, as many as it counts.
 
 mod common;
 
@@ -15,8 +16,10 @@ use fieldproof_convoy::packet::ConvoyPacket;
 use fieldproof_runtime::msgs::geometry_msgs::{Point, Pose, PoseWithCovariance, Quaternion};
 use fieldproof_runtime::msgs::nav_msgs::Odometry;
 use fieldproof_runtime::msgs::std_msgs;
-use fieldproof_runtime::qos;
+use fieldproof_runtime::{qos, ParamValue};
 use futures::FutureExt;
+use ros2_client::parameters::raw;
+use ros2_client::rcl_interfaces::{SetParametersRequest, SetParametersResponse};
 
 const EXE: &str = env!("CARGO_BIN_EXE_lead_broadcaster");
 const LEAD_X: f64 = 1.25;
@@ -199,4 +202,106 @@ fn drop_every_third_leaves_exactly_the_gaps_the_source_counts() {
     assert_eq!(stats["dropped_every_n"].as_u64(), Some(gaps), "{stats}");
     assert_eq!(stats["dropped"].as_u64(), Some(gaps), "{stats}");
     assert_eq!(stats["sent"].as_u64(), Some(seqs.len() as u64), "{stats}");
+}
+
+fn set_request(name: &str, value: ParamValue) -> SetParametersRequest {
+    SetParametersRequest {
+        parameter: vec![raw::Parameter {
+            name: name.to_string(),
+            value: value.to_raw(),
+        }],
+    }
+}
+
+#[test]
+fn a_blackout_set_at_run_time_drops_a_run_of_packets_and_counts_them() {
+    fieldproof_testkit::contain_or_return!();
+    let pty = Pty::open();
+    let frames = pty.collect_frames();
+    let domain = 66;
+    let _node = NodeProc::start(EXE, domain, &[format!("serial_port:={}", pty.slave_path)]);
+    let mut final_stats = None;
+    let final_ref = &mut final_stats;
+    peer("blackout_switch", domain, |node| async move {
+        let odom_pub = node.publisher::<Odometry>("odom", qos::default())?;
+        let stats_sub =
+            node.subscription::<std_msgs::String>("convoy/source_stats", qos::latched())?;
+        let set = node.client::<SetParametersRequest, SetParametersResponse>(
+            "/lead_broadcaster/set_parameters",
+            "rcl_interfaces/srv/SetParameters",
+        )?;
+        let start = Instant::now();
+        // 0: before, 1: blackout on, 2: blackout off again.
+        let mut step = 0;
+        loop {
+            assert!(start.elapsed() < Duration::from_secs(40), "step {step}");
+            odom_pub.publish(odometry())?;
+            let tick = smol::Timer::after(Duration::from_millis(50));
+            let stats: Option<serde_json::Value> = futures::select! {
+                _ = FutureExt::fuse(tick) => None,
+                m = stats_sub.recv().fuse() => Some(serde_json::from_str(&m?.data)?),
+            };
+            let Some(stats) = stats else { continue };
+            let count = |k: &str| stats[k].as_u64().unwrap();
+            match step {
+                0 if count("sent") >= 4 => {
+                    // An out-of-range value is refused, the node keeps running.
+                    let refused = set
+                        .call_retry(
+                            set_request("drop_every_n", ParamValue::Integer(-1)),
+                            Duration::from_secs(1),
+                            20,
+                        )
+                        .await?;
+                    assert!(!refused.results[0].successful, "{:?}", refused.results);
+                    let r = set
+                        .call_retry(
+                            set_request("blackout", ParamValue::Bool(true)),
+                            Duration::from_secs(1),
+                            20,
+                        )
+                        .await?;
+                    assert!(r.results[0].successful, "{:?}", r.results);
+                    step = 1;
+                }
+                1 if count("dropped_blackout") >= 5 => {
+                    let r = set
+                        .call_retry(
+                            set_request("blackout", ParamValue::Bool(false)),
+                            Duration::from_secs(1),
+                            20,
+                        )
+                        .await?;
+                    assert!(r.results[0].successful, "{:?}", r.results);
+                    step = 2;
+                }
+                2 if count("sent") >= 4 + 4 => {
+                    *final_ref = Some(stats);
+                    return Ok(());
+                }
+                _ => {}
+            }
+        }
+    });
+    std::thread::sleep(Duration::from_millis(300));
+    let stats = final_stats.unwrap();
+    let last_seq = stats["seq"].as_u64().unwrap() as u32;
+    let seqs: Vec<u32> = frames
+        .all()
+        .iter()
+        .map(|(_, f)| ConvoyPacket::decode(f).unwrap().seq)
+        .filter(|seq| *seq <= last_seq)
+        .collect();
+    let missing: Vec<u32> = (1..=last_seq).filter(|s| !seqs.contains(s)).collect();
+    assert!(!missing.is_empty());
+    assert!(
+        missing.windows(2).all(|w| w[1] == w[0] + 1),
+        "one run: {missing:?}"
+    );
+    assert_eq!(
+        stats["dropped_blackout"].as_u64(),
+        Some(missing.len() as u64),
+        "{stats}"
+    );
+    assert_eq!(stats["dropped_every_n"].as_u64(), Some(0), "{stats}");
 }

@@ -74,11 +74,13 @@ fn declare(builder: &mut NodeBuilder) -> RadioParams {
         spreading_factor: builder.declare(
             Param::int("spreading_factor", i64::from(lora.spreading_factor))
                 .range(6.0, 12.0)
+                .description("LoRa spreading factor (SF)")
                 .read_only(),
         ),
         bandwidth_hz: builder.declare(
             Param::double("bandwidth_hz", lora.bandwidth_hz)
                 .range(7_800.0, 500_000.0)
+                .description("LoRa bandwidth, Hz")
                 .read_only(),
         ),
         coding_rate_denominator: builder.declare(
@@ -93,11 +95,19 @@ fn declare(builder: &mut NodeBuilder) -> RadioParams {
         preamble_symbols: builder.declare(
             Param::int("preamble_symbols", i64::from(lora.preamble_symbols))
                 .range(6.0, 65_535.0)
+                .description("programmed preamble length, symbols")
                 .read_only(),
         ),
-        explicit_header: builder
-            .declare(Param::bool("explicit_header", lora.explicit_header).read_only()),
-        crc_on: builder.declare(Param::bool("crc_on", lora.crc_on).read_only()),
+        explicit_header: builder.declare(
+            Param::bool("explicit_header", lora.explicit_header)
+                .description("explicit (true) or implicit header")
+                .read_only(),
+        ),
+        crc_on: builder.declare(
+            Param::bool("crc_on", lora.crc_on)
+                .description("payload CRC on")
+                .read_only(),
+        ),
         queue_policy: builder.declare(
             Param::string("queue_policy", "drop_oldest")
                 .one_of(&QueuePolicy::NAMES)
@@ -121,19 +131,31 @@ fn declare(builder: &mut NodeBuilder) -> RadioParams {
                 .range(0.0, 1e6)
                 .description("distance between the radios, metres (log_distance)"),
         ),
-        tx_power_dbm: builder
-            .declare(Param::double("tx_power_dbm", loss.tx_power_dbm).range(-10.0, 30.0)),
+        tx_power_dbm: builder.declare(
+            Param::double("tx_power_dbm", loss.tx_power_dbm)
+                .range(-10.0, 30.0)
+                .description("transmit power, dBm (log_distance)"),
+        ),
         ref_loss_db: builder.declare(
             Param::double("ref_loss_db", loss.ref_loss_db)
                 .range(0.0, 100.0)
                 .description("path loss at 1 m, dB"),
         ),
-        path_loss_exponent: builder
-            .declare(Param::double("path_loss_exponent", loss.exponent).range(1.0, 6.0)),
-        shadowing_sigma_db: builder
-            .declare(Param::double("shadowing_sigma_db", loss.shadowing_sigma_db).range(0.0, 20.0)),
-        sensitivity_dbm: builder
-            .declare(Param::double("sensitivity_dbm", loss.sensitivity_dbm).range(-150.0, -50.0)),
+        path_loss_exponent: builder.declare(
+            Param::double("path_loss_exponent", loss.exponent)
+                .range(1.0, 6.0)
+                .description("log-distance exponent n (2: free space)"),
+        ),
+        shadowing_sigma_db: builder.declare(
+            Param::double("shadowing_sigma_db", loss.shadowing_sigma_db)
+                .range(0.0, 20.0)
+                .description("log-normal shadowing standard deviation, dB (0: none)"),
+        ),
+        sensitivity_dbm: builder.declare(
+            Param::double("sensitivity_dbm", loss.sensitivity_dbm)
+                .range(-150.0, -50.0)
+                .description("receiver sensitivity, dBm: weaker frames are lost"),
+        ),
         seed: builder.declare(
             Param::int("seed", 1)
                 .description("seed of the shadowing draws")
