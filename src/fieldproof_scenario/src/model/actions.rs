@@ -1,80 +1,26 @@
 //! The timeline's actions: each one a variant of [`RawAction`] with its own fields struct,
 //! and its handler ([`ActionSpec`]) turning the fields into a validated [`Action`].
 //!
-//! Adding an action: one line in the `actions!` list below, its fields struct and its
+//! Adding an action: one line in the `tagged_enum!` list below, its fields struct and its
 //! `ActionSpec` impl (here), and what the runner does with its [`Action`].
 
-use super::raw::{did_you_mean, PoseSpec, Tagged};
+use super::raw::{did_you_mean, tagged_enum, PoseSpec};
 use super::types::{Action, ParamFault, ParamSetting, Stack, Vehicle};
 use super::vehicles::{check_pose, profile_err};
 use super::{Ctx, ScenarioError};
 use crate::duration::Secs;
 use fieldproof_bridge::gen::Serves;
 use fieldproof_link::profile::Network;
-use fieldproof_link::scenario_file::{
-    field_names, from_fields, FieldError, LinkDrop, LinkRestore, LinkSet,
-};
+use fieldproof_link::scenario_file::{LinkDrop, LinkRestore, LinkSet};
 use fieldproof_robots::World;
 use serde::{Deserialize, Serialize};
-use serde_yaml::Mapping;
 
-/// Declares [`RawAction`] (one variant per action, named as written, holding its fields
-/// struct), [`ACTIONS`] and the dispatch to each variant's [`ActionSpec`], from one list.
-macro_rules! actions {
-    ($($name:literal => $variant:ident($fields:ty),)*) => {
-        /// A timeline action as written, with its own fields (serialized flat, beside
-        /// `action: <name>`).
-        #[derive(Debug, Clone, PartialEq, Serialize)]
-        #[serde(tag = "action")]
-        pub enum RawAction {
-            $(
-                #[doc = concat!("`", $name, "`.")]
-                #[serde(rename = $name)]
-                $variant($fields),
-            )*
-        }
-
-        /// Every action the timeline knows.
-        pub const ACTIONS: &[&str] = &[$($name),*];
-
-        impl RawAction {
-            /// The action as written (`link.drop`).
-            pub fn name(&self) -> &'static str {
-                match self {
-                    $(RawAction::$variant(_) => $name,)*
-                }
-            }
-
-            /// Its handler.
-            fn spec(&self) -> &dyn ActionSpec {
-                match self {
-                    $(RawAction::$variant(fields) => fields,)*
-                }
-            }
-        }
-
-        impl Tagged for RawAction {
-            const TAG: &'static str = "action";
-            const NAMES: &'static [&'static str] = ACTIONS;
-
-            fn fields_of(name: &str) -> &'static [&'static str] {
-                match name {
-                    $($name => field_names::<$fields>(),)*
-                    _ => &[],
-                }
-            }
-
-            fn read(name: &str, fields: &Mapping) -> Option<Result<Self, FieldError>> {
-                Some(match name {
-                    $($name => from_fields::<$fields>(fields).map(RawAction::$variant),)*
-                    _ => return None,
-                })
-            }
-        }
-    };
-}
-
-actions! {
+tagged_enum! {
+    /// A timeline action as written, with its own fields (serialized flat, beside
+    /// `action: <name>`).
+    pub enum RawAction { tag: "action", handler: ActionSpec }
+    /// Every action the timeline knows.
+    pub const ACTIONS;
     "link.set" => LinkSet(LinkSet),
     "link.drop" => LinkDrop(LinkDrop),
     "link.restore" => LinkRestore(LinkRestore),

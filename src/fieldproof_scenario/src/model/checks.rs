@@ -2,78 +2,26 @@
 //! its handler ([`CheckSpec`]) turning the fields into a validated [`Check`]; and the
 //! validation of an assertion's common part (its name and window).
 //!
-//! Adding an assertion type: one line in the `checks!` list below, its fields struct and its
-//! `CheckSpec` impl (here), and its evaluation over the recorded samples (`assertions.rs`).
+//! Adding an assertion type: one line in the `tagged_enum!` list below, its fields struct
+//! and its `CheckSpec` impl (here), and its evaluation over the recorded samples
+//! (`assertions.rs`).
 
 use super::entries::condition;
-use super::raw::{FieldSpec, PoseSpec, RawAssertion, Tagged};
+use super::raw::{tagged_enum, FieldSpec, PoseSpec, RawAssertion};
 use super::topics::topic_ok;
 use super::types::{Assertion, Check, Mode, Vehicle, Window};
 use super::{is_name, Ctx, ScenarioError};
 use crate::duration::Secs;
-use fieldproof_link::scenario_file::{field_names, from_fields, FieldError};
 use fieldproof_robots::World;
 use serde::{Deserialize, Serialize};
-use serde_yaml::Mapping;
 use std::collections::BTreeMap;
 
-/// Declares [`RawCheck`] (one variant per assertion type, named as written, holding its
-/// fields struct), [`ASSERTION_TYPES`] and the dispatch to each variant's [`CheckSpec`].
-macro_rules! checks {
-    ($($name:literal => $variant:ident($fields:ty),)*) => {
-        /// An assertion type as written, with its own fields (serialized flat, beside
-        /// `type: <name>`).
-        #[derive(Debug, Clone, PartialEq, Serialize)]
-        #[serde(tag = "type")]
-        pub enum RawCheck {
-            $(
-                #[doc = concat!("`", $name, "`.")]
-                #[serde(rename = $name)]
-                $variant($fields),
-            )*
-        }
-
-        /// Every assertion type.
-        pub const ASSERTION_TYPES: &[&str] = &[$($name),*];
-
-        impl RawCheck {
-            /// The type as written (`topic_value`).
-            pub fn name(&self) -> &'static str {
-                match self {
-                    $(RawCheck::$variant(_) => $name,)*
-                }
-            }
-
-            /// Its handler.
-            fn spec(&self) -> &dyn CheckSpec {
-                match self {
-                    $(RawCheck::$variant(fields) => fields,)*
-                }
-            }
-        }
-
-        impl Tagged for RawCheck {
-            const TAG: &'static str = "type";
-            const NAMES: &'static [&'static str] = ASSERTION_TYPES;
-
-            fn fields_of(name: &str) -> &'static [&'static str] {
-                match name {
-                    $($name => field_names::<$fields>(),)*
-                    _ => &[],
-                }
-            }
-
-            fn read(name: &str, fields: &Mapping) -> Option<Result<Self, FieldError>> {
-                Some(match name {
-                    $($name => from_fields::<$fields>(fields).map(RawCheck::$variant),)*
-                    _ => return None,
-                })
-            }
-        }
-    };
-}
-
-checks! {
+tagged_enum! {
+    /// An assertion type as written, with its own fields (serialized flat, beside
+    /// `type: <name>`).
+    pub enum RawCheck { tag: "type", handler: CheckSpec }
+    /// Every assertion type.
+    pub const ASSERTION_TYPES;
     "topic_value" => TopicValue(TopicValue),
     "reached" => Reached(Reached),
     "no_collision" => NoCollision(NoCollision),

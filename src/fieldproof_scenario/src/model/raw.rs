@@ -255,6 +255,75 @@ pub(super) trait Tagged: Sized {
     fn read(name: &str, fields: &Mapping) -> Option<Result<Self, FieldError>>;
 }
 
+/// Declares a [`Tagged`] family from one list of `"name" => Variant(FieldsStruct),`: the
+/// enum (one variant per member, named as written, holding its fields struct, serialized
+/// flat beside `<tag>: <name>`), the list of its names, `name()`, `spec()` (the dispatch to
+/// each variant's handler trait, which every fields struct implements) and its [`Tagged`]
+/// impl. The enum's and the list's doc comments are written at the call.
+macro_rules! tagged_enum {
+    (
+        $(#[$enum_doc:meta])*
+        pub enum $enum:ident { tag: $tag:literal, handler: $spec:ident }
+        $(#[$names_doc:meta])*
+        pub const $names:ident;
+        $($name:literal => $variant:ident($fields:ty),)*
+    ) => {
+        $(#[$enum_doc])*
+        #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+        #[serde(tag = $tag)]
+        pub enum $enum {
+            $(
+                #[doc = concat!("`", $name, "`.")]
+                #[serde(rename = $name)]
+                $variant($fields),
+            )*
+        }
+
+        $(#[$names_doc])*
+        pub const $names: &[&str] = &[$($name),*];
+
+        impl $enum {
+            /// The member's name as written (`link.drop`, `topic_value`).
+            pub fn name(&self) -> &'static str {
+                match self {
+                    $($enum::$variant(_) => $name,)*
+                }
+            }
+
+            /// Its handler.
+            fn spec(&self) -> &dyn $spec {
+                match self {
+                    $($enum::$variant(fields) => fields,)*
+                }
+            }
+        }
+
+        impl $crate::model::raw::Tagged for $enum {
+            const TAG: &'static str = $tag;
+            const NAMES: &'static [&'static str] = $names;
+
+            fn fields_of(name: &str) -> &'static [&'static str] {
+                match name {
+                    $($name => ::fieldproof_link::scenario_file::field_names::<$fields>(),)*
+                    _ => &[],
+                }
+            }
+
+            fn read(
+                name: &str,
+                fields: &::serde_yaml::Mapping,
+            ) -> Option<Result<Self, ::fieldproof_link::scenario_file::FieldError>> {
+                Some(match name {
+                    $($name => ::fieldproof_link::scenario_file::from_fields::<$fields>(fields)
+                        .map($enum::$variant),)*
+                    _ => return None,
+                })
+            }
+        }
+    };
+}
+pub(super) use tagged_enum;
+
 /// Reads a tagged member from a flat map of fields (`common`: the fields every member takes
 /// beside the tag). Refused, with the field's path relative to the map: a key no member
 /// takes (`colour: unknown field`), a missing or unknown tag (`action: "link.explode" is not
