@@ -13,7 +13,7 @@ use fieldproof_link::shaper::{unix_now, LinkShaper};
 use fieldproof_runtime::lifecycle::{self, PRIMARY_STATE_ACTIVE};
 use fieldproof_runtime::msgs::geometry_msgs::{Point, Pose, PoseStamped, Quaternion};
 use fieldproof_runtime::msgs::std_msgs;
-use fieldproof_runtime::{qos, Node, NodeBuilder};
+use fieldproof_runtime::{qos, Node, NodeBuilder, ParamValue};
 use futures::FutureExt;
 use indicatif::ProgressBar;
 use ros2_client::parameters::raw;
@@ -53,35 +53,15 @@ pub(super) struct DdsOutcome {
     pub(super) recording_error: Option<String>,
 }
 
-/// A parameter setting as `rcl_interfaces` carries it.
+/// A parameter setting as `rcl_interfaces` carries it (through the runtime's
+/// [`ParamValue::to_raw`], so the wire value is built in one place).
 fn raw_value(p: &ParamSetting) -> raw::ParameterValue {
-    let mut v = raw::ParameterValue {
-        ptype: 0,
-        boolean_value: false,
-        int_value: 0,
-        double_value: 0.0,
-        string_value: String::new(),
-        byte_array: vec![],
-        bool_array: vec![],
-        int_array: vec![],
-        double_array: vec![],
-        string_array: vec![],
+    let value = match p {
+        ParamSetting::Bool(b) => ParamValue::Bool(*b),
+        ParamSetting::Double(d) => ParamValue::Double(*d),
+        ParamSetting::Doubles(d) => ParamValue::DoubleArray(d.clone()),
     };
-    match p {
-        ParamSetting::Bool(b) => {
-            v.ptype = raw::ParameterType::BOOL;
-            v.boolean_value = *b;
-        }
-        ParamSetting::Double(d) => {
-            v.ptype = raw::ParameterType::DOUBLE;
-            v.double_value = *d;
-        }
-        ParamSetting::Doubles(d) => {
-            v.ptype = raw::ParameterType::DOUBLE_ARRAY;
-            v.double_array = d.clone();
-        }
-    }
-    v
+    value.to_raw()
 }
 
 /// A parameter setting as the timeline reports it.
