@@ -6,7 +6,7 @@
 
 use std::fs::File;
 use std::future::Future;
-use std::io::Read;
+use std::io::{Read, Write};
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
@@ -61,6 +61,21 @@ impl Pty {
     }
 }
 
+/// Copies every byte the node wrote to `from`'s slave into `to`'s slave (the wire between two
+/// serial devices), on a thread.
+pub fn relay(from: &Pty, to: &Pty) {
+    let mut reader = from.master.try_clone().expect("master clone");
+    let mut writer = to.master.try_clone().expect("master clone");
+    std::thread::spawn(move || {
+        let mut buf = [0u8; 256];
+        while let Ok(n) = reader.read(&mut buf) {
+            if n == 0 || writer.write_all(&buf[..n]).is_err() {
+                break;
+            }
+        }
+    });
+}
+
 /// Frames read so far, with the time each was read.
 #[derive(Clone, Default)]
 pub struct Frames(Arc<Mutex<Vec<(Instant, Frame)>>>);
@@ -83,11 +98,17 @@ pub struct NodeProc {
 
 impl NodeProc {
     pub fn start(exe: &str, domain: u16, params: &[String]) -> NodeProc {
+        NodeProc::start_with(exe, domain, &[], params)
+    }
+
+    /// [`NodeProc::start`] with more ROS arguments (remappings: `["-r", "__ns:=/r1"]`).
+    pub fn start_with(exe: &str, domain: u16, ros_args: &[&str], params: &[String]) -> NodeProc {
         assert!(
             fieldproof_testkit::is_contained(),
             "DDS outside a private network namespace"
         );
         let mut args = vec!["--ros-args".to_string()];
+        args.extend(ros_args.iter().map(|a| a.to_string()));
         for p in params {
             args.push("-p".into());
             args.push(p.clone());
