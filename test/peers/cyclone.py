@@ -83,6 +83,46 @@ class GetParametersResponse(IdlStruct, typename="rcl_interfaces::srv::dds_::GetP
     values: sequence[ParameterValue] = field(default_factory=list)
 
 
+@dataclass
+class FloatingPointRange(IdlStruct, typename="rcl_interfaces::msg::dds_::FloatingPointRange_"):
+    from_value: float64 = 0.0
+    to_value: float64 = 0.0
+    step: float64 = 0.0
+
+
+@dataclass
+class IntegerRange(IdlStruct, typename="rcl_interfaces::msg::dds_::IntegerRange_"):
+    from_value: int64 = 0
+    to_value: int64 = 0
+    step: uint64 = 0
+
+
+@dataclass
+class ParameterDescriptor(IdlStruct, typename="rcl_interfaces::msg::dds_::ParameterDescriptor_"):
+    name: str = ""
+    type: uint8 = 0
+    description: str = ""
+    additional_constraints: str = ""
+    read_only: bool = False
+    dynamic_typing: bool = False
+    floating_point_range: sequence[FloatingPointRange, 1] = field(default_factory=list)
+    integer_range: sequence[IntegerRange, 1] = field(default_factory=list)
+
+
+@dataclass
+class DescribeParametersRequest(IdlStruct, typename="rcl_interfaces::srv::dds_::DescribeParameters_Request_"):
+    client_guid: uint64 = 0
+    seq: int64 = 0
+    names: sequence[str] = field(default_factory=list)
+
+
+@dataclass
+class DescribeParametersResponse(IdlStruct, typename="rcl_interfaces::srv::dds_::DescribeParameters_Response_"):
+    client_guid: uint64 = 0
+    seq: int64 = 0
+    descriptors: sequence[ParameterDescriptor] = field(default_factory=list)
+
+
 def parameter_value(value) -> ParameterValue:
     """A Python value as a ROS ParameterValue (bool, int, float, str)."""
     if isinstance(value, bool):

@@ -11,74 +11,30 @@ import json
 import os
 import sys
 import time
-from dataclasses import dataclass, field
 
-from cyclonedds.core import Policy, Qos
 from cyclonedds.domain import DomainParticipant
-from cyclonedds.idl import IdlStruct
-from cyclonedds.idl.types import float64, int64, sequence, uint8, uint64
 from cyclonedds.pub import DataWriter
 from cyclonedds.sub import DataReader
 from cyclonedds.topic import Topic
-from cyclonedds.util import duration
 
 # The ROS 2 types shared by every Python peer of the suite live in <repo>/test/peers.
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "test"))
 from peers.cyclone import (  # noqa: E402
+    DescribeParametersRequest as DescribeRequest,
+    DescribeParametersResponse as DescribeResponse,
     GetParametersRequest as GetRequest,
     GetParametersResponse as GetResponse,
     Parameter,
     ParameterValue,
     SetParametersRequest as SetRequest,
     SetParametersResponse as SetResponse,
+    ros_qos,
 )
 from peers.ros_types import String  # noqa: E402
 
 
-# rcl_interfaces/srv/DescribeParameters, with rmw_cyclonedds' request header.
-@dataclass
-class FloatingPointRange(IdlStruct, typename="rcl_interfaces::msg::dds_::FloatingPointRange_"):
-    from_value: float64 = 0.0
-    to_value: float64 = 0.0
-    step: float64 = 0.0
-
-
-@dataclass
-class IntegerRange(IdlStruct, typename="rcl_interfaces::msg::dds_::IntegerRange_"):
-    from_value: int64 = 0
-    to_value: int64 = 0
-    step: uint64 = 0
-
-
-@dataclass
-class ParameterDescriptor(IdlStruct, typename="rcl_interfaces::msg::dds_::ParameterDescriptor_"):
-    name: str = ""
-    type: uint8 = 0
-    description: str = ""
-    additional_constraints: str = ""
-    read_only: bool = False
-    dynamic_typing: bool = False
-    floating_point_range: sequence[FloatingPointRange, 1] = field(default_factory=list)
-    integer_range: sequence[IntegerRange, 1] = field(default_factory=list)
-
-
-@dataclass
-class DescribeRequest(IdlStruct, typename="rcl_interfaces::srv::dds_::DescribeParameters_Request_"):
-    client_guid: uint64 = 0
-    seq: int64 = 0
-    names: sequence[str] = field(default_factory=list)
-
-
-@dataclass
-class DescribeResponse(IdlStruct, typename="rcl_interfaces::srv::dds_::DescribeParameters_Response_"):
-    client_guid: uint64 = 0
-    seq: int64 = 0
-    descriptors: sequence[ParameterDescriptor] = field(default_factory=list)
-
-
 CLIENT_ID = 0x0123_4567_89AB_CDEF
-QOS = Qos(Policy.Reliability.Reliable(duration(seconds=1)), Policy.History.KeepLast(1000),
-          Policy.Durability.Volatile)
+QOS = ros_qos(depth=1000)
 
 
 class Service:
