@@ -202,7 +202,8 @@ fn spawn_sources(
         }));
     }
     if !serial_path.is_empty() {
-        let mut port = serial::open_raw(serial_path, false)?;
+        let mut port =
+            serial::open_raw(serial_path, false).map_err(|e| format!("serial_port: {e}"))?;
         let tx = tx.clone();
         let path = serial_path.to_string();
         std::thread::spawn(move || {

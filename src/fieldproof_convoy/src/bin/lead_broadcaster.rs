@@ -129,7 +129,10 @@ fn main() -> std::process::ExitCode {
             let mut serial_out = if serial_path.is_empty() {
                 None
             } else {
-                Some(serial::open_raw(&serial_path, true)?)
+                Some(
+                    serial::open_raw(&serial_path, true)
+                        .map_err(|e| format!("serial_port: {e}"))?,
+                )
             };
             let udp_target = params.udp_target.get();
             let udp = if udp_target.is_empty() {

@@ -278,8 +278,10 @@ fn main() -> std::process::ExitCode {
                 )
                 .into());
             }
-            let input = serial::open_raw(&input_path, false)?;
-            let mut output = serial::open_raw(&output_path, true)?;
+            let input =
+                serial::open_raw(&input_path, false).map_err(|e| format!("input_port: {e}"))?;
+            let mut output =
+                serial::open_raw(&output_path, true).map_err(|e| format!("output_port: {e}"))?;
             let stats_pub =
                 node.publisher::<std_msgs::String>("convoy/radio_stats", qos::latched())?;
             let rssi_pub =
