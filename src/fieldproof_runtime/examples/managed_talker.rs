@@ -71,7 +71,7 @@ fn main() -> std::process::ExitCode {
                             publisher.publish(std_msgs::String { data: format!("{} {count}", message.get()) })?;
                         }
                     }
-                    _ = managed.wait_for_state(lifecycle::PRIMARY_STATE_FINALIZED).fuse() => {
+                    _ = managed.finalized().fuse() => {
                         tracing::info!("finalized, exiting");
                         return Ok(());
                     }

@@ -207,6 +207,7 @@ fn main() -> std::process::ExitCode {
                     _ = node.shutdown_requested().fuse() => return Ok(()),
                 };
                 if state.id == PRIMARY_STATE_FINALIZED {
+                    managed.finalized().await;
                     return Ok(());
                 }
                 let Some(mut setup) = configured.take() else {

@@ -173,6 +173,7 @@ fn main() -> std::process::ExitCode {
                     _ = node.shutdown_requested().fuse() => break Ok(()),
                 };
                 if state.id == PRIMARY_STATE_FINALIZED {
+                    managed.finalized().await;
                     break Ok(());
                 }
                 let Some(mut shaper) = configured.take() else {

@@ -20,6 +20,8 @@
 //! let managed = node.managed(Shaper)?;
 //! managed.autostart()?; // configure + activate, as Nav2's `autostart`
 //! managed.wait_for_state(lifecycle::PRIMARY_STATE_ACTIVE).await;
+//! // ... serve while active ...
+//! managed.finalized().await; // `ros2 lifecycle set <node> shutdown` answered: end
 //! # Ok(()) }
 //! ```
 //!
@@ -62,6 +64,10 @@ pub const TRANSITION_ACTIVATE: u8 = Transition::TRANSITION_ACTIVATE;
 pub const TRANSITION_DEACTIVATE: u8 = Transition::TRANSITION_DEACTIVATE;
 /// `lifecycle_msgs/msg/Transition::TRANSITION_CLEANUP`.
 pub const TRANSITION_CLEANUP: u8 = Transition::TRANSITION_CLEANUP;
+
+/// How long [`Lifecycle::finalized`] waits after the node is finalized: the reply to the
+/// `~/change_state` request that finalized it is sent after the transition.
+pub const FINALIZED_REPLY_GRACE: Duration = Duration::from_millis(300);
 
 /// rcl_lifecycle's transition-event publisher: the default publisher QoS (reliable,
 /// volatile, keep last 10).
@@ -238,6 +244,14 @@ impl Lifecycle {
     /// Waits until the current state's id is `id`.
     pub async fn wait_for_state(&self, id: u8) {
         self.wait_until(|s| s.id == id).await;
+    }
+
+    /// Waits until the node is finalized, then [`FINALIZED_REPLY_GRACE`] more, so the
+    /// `~/change_state` reply that finalized it reaches its caller before a body that
+    /// ends here closes the participant.
+    pub async fn finalized(&self) {
+        self.wait_for_state(PRIMARY_STATE_FINALIZED).await;
+        async_io::Timer::after(FINALIZED_REPLY_GRACE).await;
     }
 
     /// Waits until `pred` holds for the current state and returns that state.
