@@ -127,7 +127,11 @@ mod tests {
 
     #[test]
     fn a_process_that_honours_sigint_gets_nothing_else() {
-        let mut child = Command::new("sleep").arg("30").spawn().unwrap();
+        // Started as every child is (`supervised`: SIGINT at its default action), so the test
+        // holds when it runs under `nohup` or from a script with SIGINT ignored.
+        let mut child = crate::child::supervised(Command::new("sleep").arg("30"))
+            .spawn()
+            .unwrap();
         let pid = nix::unistd::Pid::from_raw(child.id() as i32);
         let mut sent = Vec::new();
         let mut ended = false;
