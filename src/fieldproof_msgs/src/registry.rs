@@ -37,6 +37,7 @@ macro_rules! __message_table {
                 Transition = "lifecycle_msgs/msg/Transition" => lifecycle_msgs::Transition,
                 TransitionDescription = "lifecycle_msgs/msg/TransitionDescription" => lifecycle_msgs::TransitionDescription,
                 TransitionEvent = "lifecycle_msgs/msg/TransitionEvent" => lifecycle_msgs::TransitionEvent,
+                MapMetaData = "nav_msgs/msg/MapMetaData" => nav_msgs::MapMetaData,
             ]
             stamped: [
                 PoseStamped = "geometry_msgs/msg/PoseStamped" => geometry_msgs::PoseStamped,
@@ -55,6 +56,8 @@ macro_rules! __message_table {
                 Temperature = "sensor_msgs/msg/Temperature" => sensor_msgs::Temperature,
                 Range = "sensor_msgs/msg/Range" => sensor_msgs::Range,
                 Odometry = "nav_msgs/msg/Odometry" => nav_msgs::Odometry,
+                OccupancyGrid = "nav_msgs/msg/OccupancyGrid" => nav_msgs::OccupancyGrid,
+                Path = "nav_msgs/msg/Path" => nav_msgs::Path,
             ]
         }
     };
@@ -386,7 +389,7 @@ mod tests {
             }
         }
         assert_eq!(MessageKind::ALL.len(), KNOWN_TYPES.len());
-        assert_eq!(KNOWN_TYPES.len(), 40);
+        assert_eq!(KNOWN_TYPES.len(), 43);
         for &kind in MessageKind::ALL {
             assert_eq!(MessageKind::from_name(kind.name()).unwrap(), kind);
             assert_eq!(kind.name().parse::<MessageKind>().unwrap(), kind);

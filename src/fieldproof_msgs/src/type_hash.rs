@@ -159,6 +159,19 @@ const DEFINITIONS: &[(&str, &str)] = &[
         "std_msgs/Header header\nstring child_frame_id\n\
          geometry_msgs/PoseWithCovariance pose\ngeometry_msgs/TwistWithCovariance twist",
     ),
+    (
+        "nav_msgs/msg/MapMetaData",
+        "builtin_interfaces/Time map_load_time\nfloat32 resolution\nuint32 width\n\
+         uint32 height\ngeometry_msgs/Pose origin",
+    ),
+    (
+        "nav_msgs/msg/OccupancyGrid",
+        "std_msgs/Header header\nnav_msgs/MapMetaData info\nint8[] data",
+    ),
+    (
+        "nav_msgs/msg/Path",
+        "std_msgs/Header header\ngeometry_msgs/PoseStamped[] poses",
+    ),
     ("rosgraph_msgs/msg/Clock", "builtin_interfaces/Time clock"),
     (
         "tf2_msgs/msg/TFMessage",
@@ -479,6 +492,12 @@ mod tests {
         "RIHS01_7d9a00ff131080897a5ec7e26e315954b8eae3353c3f995c55faf71574000b5b";
     const JAZZY_TWIST: &str =
         "RIHS01_9c45bf16fe0983d80e3cfe750d6835843d265a9a6c46bd2e609fcddde6fb8d2a";
+    const JAZZY_MAP_META_DATA: &str =
+        "RIHS01_2772d4b2000ef2b35dbaeb80fd3946c1369f817fb4f75677d916d27c17d763c8";
+    const JAZZY_OCCUPANCY_GRID: &str =
+        "RIHS01_8d348150c12913a31ee0ec170fbf25089e4745d17035792a1ba94d6f0bc0cfc7";
+    const JAZZY_PATH: &str =
+        "RIHS01_1957a5bb3cee5da65c4e52e52b65a93df227efce4c20f8458b36e73066ca334b";
 
     #[test]
     fn hashes_equal_the_ones_jazzy_ships() {
@@ -486,6 +505,15 @@ mod tests {
         assert_eq!(type_hash("std_msgs/msg/Empty").unwrap(), JAZZY_EMPTY);
         assert_eq!(type_hash("sensor_msgs/msg/Imu").unwrap(), JAZZY_IMU);
         assert_eq!(type_hash("geometry_msgs/msg/Twist").unwrap(), JAZZY_TWIST);
+        assert_eq!(
+            type_hash("nav_msgs/msg/MapMetaData").unwrap(),
+            JAZZY_MAP_META_DATA
+        );
+        assert_eq!(
+            type_hash("nav_msgs/msg/OccupancyGrid").unwrap(),
+            JAZZY_OCCUPANCY_GRID
+        );
+        assert_eq!(type_hash("nav_msgs/msg/Path").unwrap(), JAZZY_PATH);
     }
 
     #[test]

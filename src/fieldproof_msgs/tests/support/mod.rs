@@ -198,6 +198,9 @@ gen_struct! {
         header, radiation_type, field_of_view, min_range, max_range, range, variance,
     }
     nav_msgs::Odometry { header, child_frame_id, pose, twist }
+    nav_msgs::MapMetaData { map_load_time, resolution, width, height, origin }
+    nav_msgs::OccupancyGrid { header, info, data }
+    nav_msgs::Path { header, poses }
     rosgraph_msgs::Clock { clock }
     tf2_msgs::TFMessage { transforms }
     lifecycle_msgs::State { id, label }
