@@ -259,8 +259,8 @@ impl Frame {
         Ok(frame)
     }
 
-    /// Checks what a single frame can be checked for: every number finite, battery in [0, 1],
-    /// stamps in [0, now], inference duration nonnegative. (Ordering against the previous
+    /// Checks what a single frame can be checked for: every number finite, `now` nonnegative,
+    /// stamps in [0, now], battery in [0, 1], inference duration nonnegative. (Ordering against the previous
     /// frame is the policy's check.)
     pub fn validate(&self) -> Result<(), FrameError> {
         for (offset, value) in self.numbers().into_iter().enumerate() {
@@ -272,6 +272,14 @@ impl Frame {
                     value,
                 });
             }
+        }
+        if self.now < 0.0 {
+            return Err(FrameError::OutOfRange {
+                index: 2,
+                name: FRAME_FIELDS[1],
+                value: self.now,
+                range: "[0, inf)".to_string(),
+            });
         }
         let stamps = [
             self.imu_stamp,

@@ -150,6 +150,13 @@ fn frame_rejects_stamps_after_now() {
 }
 
 #[test]
+fn frame_rejects_a_negative_time() {
+    let line = "1 -0.5 0 0 0 0 0.5 0 0 0 0 0 0 0 0";
+    let error = Frame::parse(line).unwrap_err();
+    assert_eq!(error.to_string(), "field 2 (now): -0.5 is not in [0, inf)");
+}
+
+#[test]
 fn frame_rejects_negative_inference_duration() {
     let error = Frame::parse(&line_with(14, "-1")).unwrap_err();
     assert_eq!(
