@@ -2,7 +2,7 @@
 //! arguments, and how each one shows it is ready. Pure (no process is started): the
 //! runner executes it, the tests read it.
 
-use crate::model::{Scenario, Stack, Vehicle};
+use crate::model::{Scenario, Stack, Vehicle, VISION_SOURCE_ARG};
 use fieldproof_link::heartbeat::HeartbeatSpec;
 use fieldproof_robots::manifest::{Durability, Heartbeat, Reliability};
 use std::path::{Path, PathBuf};
@@ -36,8 +36,21 @@ pub struct ProcSpec {
     pub netns: Option<String>,
     /// argv (argv[0] absolute).
     pub argv: Vec<String>,
+    /// Environment variables set for it (beside the runner's own, which it inherits).
+    pub env: Vec<(String, String)>,
     /// Readiness.
     pub ready: Ready,
+}
+
+/// The environment variable naming a vehicle's evidence directory, set for every process
+/// of the vehicle (its bridge adapters, failsafe and stack, and what a launch-file stack
+/// starts): what a node writes there (the mission supervisor's `supervisor/frames.in` and
+/// `frames.out`) is listed in run.json.
+pub const EVIDENCE_DIR_ENV: &str = "FIELDPROOF_EVIDENCE_DIR";
+
+/// A vehicle's evidence directory: `<run dir>/<vehicle name>`.
+pub fn evidence_dir(run_dir: &Path, vehicle: &str) -> PathBuf {
+    run_dir.join(vehicle)
 }
 
 /// An executable that cannot be found.
@@ -184,10 +197,15 @@ pub fn plan(
         stack: false,
         netns: p.world_netns.clone(),
         argv,
+        env: Vec::new(),
         ready: Ready::Node("/fieldproof_sim".into()),
     });
     for (i, v) in s.vehicles.iter().enumerate() {
         let netns = p.vehicle_netns.get(i).cloned().flatten();
+        let env = vec![(
+            EVIDENCE_DIR_ENV.to_string(),
+            evidence_dir(p.dir, &v.name).display().to_string(),
+        )];
         let bundle = p.dir.join("bundles").join(&v.name);
         for n in v.bundle.nodes.iter().filter(|n| !n.kind.gz_only()) {
             let (pkg, e) = n.kind.package_and_executable();
@@ -214,6 +232,7 @@ pub fn plan(
                 stack: false,
                 netns: netns.clone(),
                 argv,
+                env: env.clone(),
                 ready: Ready::Node(fqn(v, &n.name)),
             });
         }
@@ -261,6 +280,7 @@ pub fn plan(
                     "-p".into(),
                     format!("output:={}", v.manifest.drive.command.ros_topic),
                 ],
+                env: env.clone(),
                 ready: Ready::Node(fqn(v, "link_monitor")),
             });
         }
@@ -303,6 +323,9 @@ pub fn plan(
                     format!("namespace:={}", v.namespace),
                     format!("cmd_vel:={}", v.stack_cmd_vel),
                 ];
+                if let Some(vision) = v.vision {
+                    argv.push(format!("{VISION_SOURCE_ARG}:={}", vision.name()));
+                }
                 argv.extend(args.iter().map(|(k, val)| format!("{k}:={val}")));
                 Some(("stack", argv, Ready::Started))
             }
@@ -316,6 +339,7 @@ pub fn plan(
                 stack: true,
                 netns: netns.clone(),
                 argv,
+                env: env.clone(),
                 ready,
             });
         }
@@ -358,6 +382,7 @@ pub fn plan(
                 "-p".into(),
                 format!("network_jsonl:={}", p.dir.join("network.jsonl").display()),
             ],
+            env: Vec::new(),
             ready: Ready::Active("/ground_station".into()),
         });
     }
@@ -511,6 +536,39 @@ mod tests {
         // ugv_ref has no failsafe: no link_monitor, the stack drives the base.
         assert!(p.iter().all(|x| x.name != "ugv1/link_monitor"));
         assert_eq!(p.iter().filter(|x| x.stack).count(), 1);
+    }
+
+    #[test]
+    fn a_vehicles_vision_goes_to_its_launch_file_and_its_evidence_dir_to_its_processes() {
+        let mut s = crate::model::load(&repo_root().join("config/scenarios/ugv_launch_stack.yaml"))
+            .unwrap();
+        s.vehicles[0].vision = Some(crate::model::VisionSource::None);
+        let bin = tempfile::tempdir().unwrap();
+        let exes = fake_exes(bin.path());
+        std::fs::copy(bin.path().join("relay"), bin.path().join("fieldproof")).unwrap();
+        let p = plan(&s, &one_vehicle_without_links(), &exes).unwrap();
+        let stack = p.iter().find(|x| x.name == "ugv1/stack").unwrap();
+        assert_eq!(
+            stack.argv[3..],
+            [
+                "namespace:=ugv1",
+                "cmd_vel:=cmd_vel",
+                "vision_source:=none",
+                "max_speed_mps:=0.6"
+            ]
+        );
+        // Every process of the vehicle (adapters and stack) gets its evidence directory;
+        // the simulator, of no vehicle, none.
+        let evidence = vec![(EVIDENCE_DIR_ENV.to_string(), "/r/ugv1".to_string())];
+        for proc in &p {
+            if proc.vehicle.is_some() {
+                assert_eq!(proc.env, evidence, "{}", proc.name);
+            } else {
+                assert!(proc.env.is_empty(), "{}", proc.name);
+            }
+        }
+        assert!(p.iter().filter(|x| x.vehicle.is_some()).count() > 2);
+        assert_eq!(evidence_dir(Path::new("/r"), "ugv1"), Path::new("/r/ugv1"));
     }
 
     #[test]

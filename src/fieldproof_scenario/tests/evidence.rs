@@ -6,7 +6,9 @@ use fieldproof_msgs::geometry_msgs::{Twist, Vector3};
 use fieldproof_msgs::nav_msgs::Odometry;
 use fieldproof_msgs::{cdr, std_msgs};
 use fieldproof_scenario::evidence::recording::Recording;
-use fieldproof_scenario::evidence::{self, PlotInput, ProcessRecord, RunRecord, RunResult};
+use fieldproof_scenario::evidence::{
+    self, PlotInput, ProcessRecord, RunRecord, RunResult, VehiclePlot, VehicleRecord,
+};
 use fieldproof_scenario::resources::RunResources;
 use fieldproof_scenario::store::Store;
 use std::path::{Path, PathBuf};
@@ -166,6 +168,35 @@ fn run_json_and_reports() {
             t,
             serde_json::json!({"pose": {"position": {"x": t * 0.3, "y": 0.0}}}),
         );
+        store.push(
+            "/fieldproof/truth/quad1/pose",
+            t,
+            serde_json::json!({"pose": {"position": {"x": 2.0, "y": t * 0.2, "z": t.min(5.0)}}}),
+        );
+        store.push(
+            "/quad1/odom",
+            t,
+            serde_json::json!({"twist": {"twist": {"linear": {"x": 0.6, "y": 0.8, "z": 0.0}}}}),
+        );
+    }
+    for (t, mode) in [
+        (-1.5, "INIT"),
+        (1.0, "ACTIVE"),
+        (12.0, "HOLD"),
+        (14.0, "ACTIVE"),
+        (40.0, "COMPLETE"),
+    ] {
+        store.push(
+            "/quad1/supervisor/mode",
+            t,
+            serde_json::json!({ "data": mode }),
+        );
+    }
+    // A vehicle's evidence directory, as its processes leave it.
+    let quad_dir = dir.path().join("quad1");
+    std::fs::create_dir_all(quad_dir.join("supervisor")).unwrap();
+    for f in ["frames.in", "frames.out"] {
+        std::fs::write(quad_dir.join("supervisor").join(f), "1 0.05\n").unwrap();
     }
     let record = RunRecord {
         scenario: "demo".into(),
@@ -189,6 +220,24 @@ fn run_json_and_reports() {
         },
         timeline: vec![],
         assertions: vec![],
+        vehicles: vec![
+            VehicleRecord {
+                name: "ugv1".into(),
+                stack: "goal_driver".into(),
+                vision: None,
+                vision_note: None,
+                evidence_dir: dir.path().join("ugv1"),
+                evidence: evidence::evidence_files(&dir.path().join("ugv1")),
+            },
+            VehicleRecord {
+                name: "quad1".into(),
+                stack: "/x/mission.launch.yaml".into(),
+                vision: Some("none".into()),
+                vision_note: Some(fieldproof_scenario::model::VisionSource::None.describe()),
+                evidence_dir: quad_dir.clone(),
+                evidence: evidence::evidence_files(&quad_dir),
+            },
+        ],
         network: Some(
             serde_json::json!({"periods": {"links": {"ugv1": {"periods": [
             {"profile": "lte_rural", "cause": "configured", "from_s": null, "to_s": 8.0,
@@ -241,15 +290,34 @@ fn run_json_and_reports() {
         serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap();
     assert_eq!(back["result"]["exit_code"], 1);
     assert_eq!(back["seed"], 7);
+    assert_eq!(
+        back["vehicles"][1]["evidence"],
+        serde_json::json!(["supervisor/frames.in", "supervisor/frames.out"])
+    );
+    assert_eq!(
+        back["vehicles"][1]["vision_note"],
+        "vision: none — the supervisor ignores vision freshness"
+    );
+    assert_eq!(back["vehicles"][0]["evidence"], serde_json::json!([]));
     let input = PlotInput {
         store: &store,
         world: &world,
-        vehicles: vec![(
-            "ugv1".into(),
-            "/ugv1/odom".into(),
-            "/ugv1/link_state".into(),
-            "/fieldproof/truth/ugv1/pose".into(),
-        )],
+        vehicles: vec![
+            VehiclePlot {
+                name: "ugv1".into(),
+                odometry: "/ugv1/odom".into(),
+                link_state: "/ugv1/link_state".into(),
+                truth: "/fieldproof/truth/ugv1/pose".into(),
+                mode: None,
+            },
+            VehiclePlot {
+                name: "quad1".into(),
+                odometry: "/quad1/odom".into(),
+                link_state: "/quad1/link_state".into(),
+                truth: "/fieldproof/truth/quad1/pose".into(),
+                mode: Some("/quad1/supervisor/mode".into()),
+            },
+        ],
         goals: vec![("goal_east_gate".into(), (18.0, 0.0))],
     };
     let files = evidence::write_reports(dir.path(), &record, &input).unwrap();
@@ -261,6 +329,8 @@ fn run_json_and_reports() {
         names,
         [
             "ugv1_speed_link.svg",
+            "quad1_speed_link.svg",
+            "quad1_modes.svg",
             "ugv1_latency.svg",
             "trajectory.svg",
             "report.md",
@@ -279,7 +349,25 @@ fn run_json_and_reports() {
     assert!(md.contains(
         "Whole run: 60.0 s of wall clock; CPU 30.0 s in the processes and 6.0 s in the runner (60 % of one core on average); peak memory 180 MiB"
     ));
+    // The vehicles: their stacks, vision input and evidence files.
+    assert!(md.contains(
+        "| quad1 | /x/mission.launch.yaml | vision: none — the supervisor ignores vision freshness | quad1/supervisor/frames.in, quad1/supervisor/frames.out |"
+    ), "{md}");
+    assert!(md.contains("| ugv1 | goal_driver |  | none |"));
+    assert!(md.contains("![quad1: supervisor mode, altitude and speed](plots/quad1_modes.svg)"));
+    let modes = std::fs::read_to_string(dir.path().join("plots/quad1_modes.svg")).unwrap();
+    for label in [
+        "INIT",
+        "ACTIVE",
+        "HOLD",
+        "COMPLETE",
+        "altitude (m)",
+        "speed (m/s)",
+    ] {
+        assert!(modes.contains(label), "{label}");
+    }
     let html = std::fs::read_to_string(dir.path().join("report.html")).unwrap();
-    assert_eq!(html.matches("<svg").count(), 3);
+    assert_eq!(html.matches("<svg").count(), 5);
+    assert!(html.contains("<td>vision: none — the supervisor ignores vision freshness</td>"));
     assert!(html.contains("<td>at 12.50 s, UNEXPECTED</td>"));
 }

@@ -1,7 +1,10 @@
 //! The run's evidence: `run.json` ([`RunRecord`]), the MCAP recording with its rosbag2
-//! `metadata.yaml` ([`recording`]), and `report.md` / `report.html` with SVG plots
-//! ([`write_reports`]).
+//! `metadata.yaml` ([`recording`]), each vehicle's evidence directory (what its processes
+//! wrote under `FIELDPROOF_EVIDENCE_DIR`, listed by [`evidence_files`]), and `report.md` /
+//! `report.html` with SVG plots ([`write_reports`]; a multirotor's mode timeline in
+//! [`mode_plot`]).
 
+pub mod mode_plot;
 pub mod msgdefs;
 pub mod plots;
 pub mod recording;
@@ -60,6 +63,57 @@ pub struct ProcessRecord {
     pub log: Option<PathBuf>,
 }
 
+/// One vehicle of the run: what it ran and what it left in its evidence directory.
+#[derive(Debug, Clone, Serialize)]
+pub struct VehicleRecord {
+    /// Its name.
+    pub name: String,
+    /// Its stack (`goal_driver`, a launch file, a command).
+    pub stack: String,
+    /// Its vision input, when the scenario sets one (`none`, `camera`, `perception`).
+    pub vision: Option<String>,
+    /// What that means for its supervisor (`vision: none — the supervisor ignores vision
+    /// freshness`).
+    pub vision_note: Option<String>,
+    /// Its evidence directory (`<run dir>/<name>`, its processes' `FIELDPROOF_EVIDENCE_DIR`).
+    pub evidence_dir: PathBuf,
+    /// The files found there after the run, relative to it (`supervisor/frames.in`).
+    pub evidence: Vec<String>,
+}
+
+/// The most files [`evidence_files`] lists (a directory a node floods stays readable).
+pub const MAX_EVIDENCE_FILES: usize = 1000;
+
+/// The files under `dir`, as paths relative to it, sorted (at most
+/// [`MAX_EVIDENCE_FILES`], 8 directories deep; symbolic links are not followed). A missing
+/// directory has none.
+pub fn evidence_files(dir: &Path) -> Vec<String> {
+    fn walk(root: &Path, dir: &Path, depth: usize, out: &mut Vec<String>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for entry in entries.flatten() {
+            if out.len() >= MAX_EVIDENCE_FILES {
+                return;
+            }
+            let path = entry.path();
+            match entry.file_type() {
+                Ok(t) if t.is_dir() && depth < 8 => walk(root, &path, depth + 1, out),
+                Ok(t) if t.is_file() => {
+                    if let Ok(rel) = path.strip_prefix(root) {
+                        out.push(rel.to_string_lossy().into_owned());
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(dir, dir, 0, &mut out);
+    out.sort();
+    out
+}
+
 /// The run's result.
 #[derive(Debug, Clone, Serialize)]
 pub struct RunResult {
@@ -105,6 +159,8 @@ pub struct RunRecord {
     pub timeline: Vec<EntryRecord>,
     /// Every assertion with what was observed.
     pub assertions: Vec<Outcome>,
+    /// Every vehicle: its stack, vision input and evidence files.
+    pub vehicles: Vec<VehicleRecord>,
     /// Radio links: topology, periods, traffic (with a network section).
     pub network: Option<Json>,
     /// Every process and how it ended.
@@ -133,14 +189,30 @@ pub fn write_run_json(dir: &Path, r: &RunRecord) -> std::io::Result<PathBuf> {
     Ok(p)
 }
 
+/// The topics a vehicle's plots are drawn from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct VehiclePlot {
+    /// The vehicle's name.
+    pub name: String,
+    /// Its odometry (`nav_msgs/msg/Odometry`: speed).
+    pub odometry: String,
+    /// Its failsafe's link state (`std_msgs/msg/Bool`).
+    pub link_state: String,
+    /// Its truth pose (trajectory, altitude).
+    pub truth: String,
+    /// Its supervisor's mode (`std_msgs/msg/String`), for a multirotor: with samples, the
+    /// report draws its mode timeline.
+    pub mode: Option<String>,
+}
+
 /// What the plots are drawn from.
 pub struct PlotInput<'a> {
     /// The samples.
     pub store: &'a Store,
     /// The world.
     pub world: &'a World,
-    /// Per vehicle: name, odometry topic, link_state topic, truth topic.
-    pub vehicles: Vec<(String, String, String, String)>,
+    /// Per vehicle: the topics of its plots.
+    pub vehicles: Vec<VehiclePlot>,
     /// Goals to mark (name, x, y).
     pub goals: Vec<(String, (f64, f64))>,
 }
@@ -174,7 +246,13 @@ pub fn write_reports(
                 .map(move |f| (f.started_s, e.name.clone()))
         })
         .collect();
-    for (name, odom, link, _) in &input.vehicles {
+    for VehiclePlot {
+        name,
+        odometry: odom,
+        link_state: link,
+        ..
+    } in &input.vehicles
+    {
         let speed = input.store.field_series(odom, "twist.twist.linear.x");
         let ls = input.store.field_series(link, "data");
         if let Ok(svg) = plots::speed_and_link(
@@ -188,6 +266,11 @@ pub fn write_reports(
                 format!("{name}_speed_link.svg"),
                 svg,
             ));
+        }
+    }
+    for v in &input.vehicles {
+        if let Some((title, file, svg)) = mode_timeline_of(v, input.store, r, &events) {
+            plots.push((title, file, svg));
         }
     }
     if let Some(net) = &r.network {
@@ -226,7 +309,7 @@ pub fn write_reports(
     let paths: Vec<(String, Vec<(f64, f64)>)> = input
         .vehicles
         .iter()
-        .map(|(name, _, _, truth)| {
+        .map(|VehiclePlot { name, truth, .. }| {
             let xs = input.store.field_series(truth, "pose.position.x");
             let ys = input.store.field_series(truth, "pose.position.y");
             // Keep a point every 5 cm of travel: the plot stays small.
@@ -259,6 +342,61 @@ pub fn write_reports(
     files.push(dir.join("report.md"));
     files.push(dir.join("report.html"));
     Ok(files)
+}
+
+/// A multirotor's mode timeline (title, file, SVG), when its mode topic has samples: its
+/// supervisor's modes, its altitude (truth) and its speed (the odometry's linear velocity).
+fn mode_timeline_of(
+    v: &VehiclePlot,
+    store: &Store,
+    r: &RunRecord,
+    events: &[(f64, String)],
+) -> Option<(String, String, String)> {
+    let modes: Vec<(f64, String)> = store
+        .samples(v.mode.as_deref()?)
+        .iter()
+        .filter_map(|(t, m)| {
+            let value = crate::store::lookup(m, "data")?;
+            Some((
+                *t,
+                value
+                    .as_str()
+                    .map(str::to_string)
+                    .unwrap_or_else(|| value.to_string()),
+            ))
+        })
+        .collect();
+    if modes.is_empty() {
+        return None;
+    }
+    let altitude = store.field_series(&v.truth, "pose.position.z");
+    let speed: Vec<(f64, f64)> = store
+        .samples(&v.odometry)
+        .iter()
+        .filter_map(|(t, m)| {
+            let axis = |a: &str| {
+                crate::store::lookup(m, &format!("twist.twist.linear.{a}"))
+                    .and_then(crate::store::as_number)
+            };
+            let (x, y, z) = (
+                axis("x")?,
+                axis("y").unwrap_or(0.0),
+                axis("z").unwrap_or(0.0),
+            );
+            Some((*t, (x * x + y * y + z * z).sqrt()))
+        })
+        .collect();
+    let title = format!("{}: supervisor mode, altitude and speed", v.name);
+    let svg = mode_plot::mode_timeline(
+        &title,
+        &modes,
+        &altitude,
+        &speed,
+        r.timeline_duration_s,
+        events,
+    )
+    .ok()?;
+    Some((title, format!("{}_modes.svg", v.name), svg))
 }
 
 fn entry_rows(r: &RunRecord) -> Vec<[String; 6]> {
@@ -330,6 +468,30 @@ fn period_rows(r: &RunRecord) -> Vec<[String; 7]> {
         }
     }
     rows
+}
+
+const VEHICLE_HEAD: [&str; 4] = ["vehicle", "stack", "vision", "evidence files"];
+
+fn vehicle_rows(r: &RunRecord) -> Vec<[String; 4]> {
+    r.vehicles
+        .iter()
+        .map(|v| {
+            [
+                v.name.clone(),
+                v.stack.clone(),
+                v.vision_note.clone().unwrap_or_default(),
+                if v.evidence.is_empty() {
+                    "none".into()
+                } else {
+                    v.evidence
+                        .iter()
+                        .map(|f| format!("{}/{f}", v.name))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                },
+            ]
+        })
+        .collect()
 }
 
 const PROCESS_HEAD: [&str; 7] = [
@@ -421,6 +583,14 @@ pub fn report_md(r: &RunRecord, plots: &[(String, String, String)]) -> String {
             w,
             md_cell(&obs)
         );
+    }
+    if !r.vehicles.is_empty() {
+        s += "\n## Vehicles\n\n";
+        s += &format!("| {} |\n", VEHICLE_HEAD.join(" | "));
+        s += &format!("|{}\n", "---|".repeat(VEHICLE_HEAD.len()));
+        for row in vehicle_rows(r) {
+            s += &format!("| {} |\n", row.map(|c| md_cell(&c)).join(" | "));
+        }
     }
     s += "\n## Timeline\n\n| entry | action | vehicle | start (s) | end (s) | outcome |\n|---|---|---|---|---|---|\n";
     for row in entry_rows(r) {
@@ -521,6 +691,11 @@ pub fn report_html(r: &RunRecord, plots: &[(String, String, String)]) -> String 
         ],
         &rows,
     );
+    if !r.vehicles.is_empty() {
+        s += "<h2>Vehicles</h2>";
+        let rows: Vec<Vec<String>> = vehicle_rows(r).into_iter().map(|r| r.to_vec()).collect();
+        s += &html_table(&VEHICLE_HEAD, &rows);
+    }
     s += "<h2>Timeline</h2>";
     let rows: Vec<Vec<String>> = entry_rows(r).into_iter().map(|r| r.to_vec()).collect();
     s += &html_table(

@@ -6,10 +6,10 @@
 //! and its `CheckSpec` impl (here), and its evaluation over the recorded samples
 //! (`assertions.rs`).
 
-use super::entries::condition;
+use super::entries::{condition, value_of};
 use super::raw::{tagged_enum, FieldSpec, PoseSpec, RawAssertion};
-use super::topics::topic_ok;
-use super::types::{Assertion, Check, Mode, Vehicle, Window};
+use super::topics::{topic_ok, ESTIMATE_TOPIC};
+use super::types::{Assertion, Check, Mode, Value, Vehicle, Window};
 use super::{is_name, Ctx, ScenarioError};
 use crate::duration::Secs;
 use fieldproof_robots::World;
@@ -29,6 +29,8 @@ tagged_enum! {
     "max_rate" => MaxRate(Rate),
     "min_rate" => MinRate(Rate),
     "unchanged" => Unchanged(Unchanged),
+    "sequence" => Sequence(Sequence),
+    "estimate_error" => EstimateError(EstimateError),
 }
 
 /// An assertion type's handler: what its fields mean in the scenario.
@@ -278,6 +280,120 @@ impl CheckSpec for Unchanged {
             }
         }
         Ok(Check::Unchanged { topic, fields })
+    }
+}
+
+/// `sequence`: the successive distinct values of a field contain the required transitions
+/// in order, and end with the terminal value.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Sequence {
+    /// The topic; required.
+    #[serde(default)]
+    pub topic: Option<String>,
+    /// The field (default `data`, a `std_msgs` message's).
+    #[serde(default)]
+    pub field: Option<String>,
+    /// The values required in this order (`[INIT, ACTIVE, HOLD, ACTIVE, COMPLETE]`).
+    #[serde(default)]
+    pub transitions: Option<Vec<serde_yaml::Value>>,
+    /// The value the window must end with.
+    #[serde(default)]
+    pub terminal: Option<serde_yaml::Value>,
+}
+
+impl CheckSpec for Sequence {
+    fn validate(&self, cx: &CheckCx) -> Result<Check, ScenarioError> {
+        let topic = cx.topic(self.topic.as_ref())?;
+        let field = self.field.clone().unwrap_or_else(|| "data".into());
+        if crate::store::parse_field(&field).is_none() {
+            return Err(cx.err(
+                "field",
+                format!("\"{field}\" is not a field path (a.b.c, ranges[0])"),
+            ));
+        }
+        let mut transitions: Vec<Value> = Vec::new();
+        for (i, v) in self.transitions.iter().flatten().enumerate() {
+            let value = value_of(cx.ctx, &format!("{}.transitions[{i}]", cx.path), v)?;
+            if transitions.last() == Some(&value) {
+                return Err(cx.err(
+                    &format!("transitions[{i}]"),
+                    format!(
+                        "{} repeats transitions[{}]: the values compared are the successive distinct ones",
+                        value_text(&value),
+                        i - 1
+                    ),
+                ));
+            }
+            transitions.push(value);
+        }
+        let terminal = match &self.terminal {
+            Some(v) => Some(value_of(cx.ctx, &format!("{}.terminal", cx.path), v)?),
+            None => None,
+        };
+        if transitions.is_empty() && terminal.is_none() {
+            return Err(cx.err(
+                "transitions",
+                "missing (sequence needs transitions, a terminal value, or both)",
+            ));
+        }
+        Ok(Check::Sequence {
+            topic,
+            field,
+            transitions,
+            terminal,
+        })
+    }
+}
+
+/// A comparison value as a message names it (`"HOLD"`, `2`, `true`).
+fn value_text(v: &Value) -> String {
+    match v {
+        Value::Number(n) => n.to_string(),
+        Value::Bool(b) => b.to_string(),
+        Value::Text(s) => format!("\"{s}\""),
+    }
+}
+
+/// `estimate_error`: the vehicle's estimate (`nav_msgs/msg/Odometry` in the world's ENU
+/// frame) within `max_m` of its truth, sample by sample.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct EstimateError {
+    /// The vehicle (default: the only one).
+    #[serde(default)]
+    pub vehicle: Option<String>,
+    /// The estimate's topic (default `/<namespace>/odometry/filtered`).
+    #[serde(default)]
+    pub topic: Option<String>,
+    /// The largest error allowed (m); required.
+    #[serde(default)]
+    pub max_m: Option<f64>,
+}
+
+impl CheckSpec for EstimateError {
+    fn validate(&self, cx: &CheckCx) -> Result<Check, ScenarioError> {
+        let vehicle = cx.vehicle(self.vehicle.as_ref(), true)?.expect("required");
+        let topic = match &self.topic {
+            Some(_) => cx.topic(self.topic.as_ref())?,
+            None => {
+                let v = cx
+                    .vehicles
+                    .iter()
+                    .find(|v| v.name == vehicle)
+                    .expect("a vehicle of the scenario");
+                format!("{}/{ESTIMATE_TOPIC}", v.topic_prefix())
+            }
+        };
+        let max_m = self.max_m.ok_or_else(|| cx.need("max_m"))?;
+        if !(max_m.is_finite() && max_m > 0.0) {
+            return Err(cx.err("max_m", format!("{max_m} must be above 0")));
+        }
+        Ok(Check::EstimateError {
+            vehicle,
+            topic,
+            max_m,
+        })
     }
 }
 

@@ -218,7 +218,12 @@ pub(super) fn check_after_cycles(ctx: &Ctx, timeline: &[Entry]) -> Result<(), Sc
     Ok(())
 }
 /// A comparison value as written: a number, a boolean or a string.
-fn value_of(ctx: &Ctx, path: &str, v: &serde_yaml::Value) -> Result<Value, ScenarioError> {
+/// A comparison value as written at `path`: a finite number, a boolean or a string.
+pub(super) fn value_of(
+    ctx: &Ctx,
+    path: &str,
+    v: &serde_yaml::Value,
+) -> Result<Value, ScenarioError> {
     match v {
         serde_yaml::Value::Bool(b) => Ok(Value::Bool(*b)),
         serde_yaml::Value::Number(n) => n

@@ -40,15 +40,17 @@ pub use actions::{RawAction, ACTIONS};
 pub use checks::{RawCheck, ASSERTION_TYPES};
 pub use raw::{
     CustomStack, FieldSpec, PoseSpec, RawAssertion, RawCondition, RawEntry, RawScenario,
-    RawVehicle, Record, StackSpec, Timeouts,
+    RawVehicle, Record, StackSpec, Timeouts, VisionSource,
 };
 pub use topics::{
-    failsafe_state_topic, heartbeat, heartbeat_topic, known_types, label, truth_topic,
-    COLLISIONS_TOPIC, DEFAULT_STACK_CMD_VEL, NETWORK_TOPIC,
+    failsafe_state_topic, heartbeat, heartbeat_topic, is_latched, is_multirotor, known_types,
+    label, mode_topic, truth_topic, COLLISIONS_TOPIC, DEFAULT_STACK_CMD_VEL, ESTIMATE_TOPIC,
+    MODE_TOPIC, NETWORK_TOPIC,
 };
 pub use types::{
     Action, Assertion, Check, Condition, Entry, Mode, Op, ParamFault, ParamSetting, Scenario,
-    Stack, Trigger, Value, Vehicle, Window, MAX_EVERY_FIRINGS, MIN_EVERY_PERIOD_S,
+    Stack, Trigger, Value, Vehicle, Window, MAX_EVERY_FIRINGS, MIN_EVERY_PERIOD_S, RUN_SUBDIRS,
+    VISION_SOURCE_ARG,
 };
 
 use crate::duration::Secs;

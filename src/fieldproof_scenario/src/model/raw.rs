@@ -81,6 +81,51 @@ pub struct RawVehicle {
     /// it: the stack drives the base directly, as a vehicle whose failsafe is disabled.
     #[serde(default)]
     pub failsafe: Option<bool>,
+    /// What the vehicle's mission supervisor takes as its vision input: `none` (it ignores
+    /// vision freshness), `camera` or `perception`. Passed to a launch-file stack as the
+    /// argument `vision_source:=<value>` and named in the run's report; only a launch-file
+    /// stack takes it.
+    #[serde(default)]
+    pub vision: Option<VisionSource>,
+}
+
+/// A vehicle's vision input (`vision:`), as its mission supervisor's launch file takes it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum VisionSource {
+    /// No vision: the supervisor ignores vision freshness.
+    None,
+    /// The camera's capture stamps.
+    Camera,
+    /// The perception payload's health topic.
+    Perception,
+}
+
+impl VisionSource {
+    /// The value as written (`none`).
+    pub fn name(self) -> &'static str {
+        match self {
+            VisionSource::None => "none",
+            VisionSource::Camera => "camera",
+            VisionSource::Perception => "perception",
+        }
+    }
+
+    /// What it means for the supervisor, as the report says it.
+    pub fn meaning(self) -> &'static str {
+        match self {
+            VisionSource::None => "the supervisor ignores vision freshness",
+            VisionSource::Camera => "the supervisor checks the freshness of the camera's captures",
+            VisionSource::Perception => {
+                "the supervisor checks the freshness of the perception payload's health"
+            }
+        }
+    }
+
+    /// The report's line: `vision: none — the supervisor ignores vision freshness`.
+    pub fn describe(self) -> String {
+        format!("vision: {} — {}", self.name(), self.meaning())
+    }
 }
 
 /// A pose in the world: `{ xyz: [x, y, z], yaw_deg: 90 }`.

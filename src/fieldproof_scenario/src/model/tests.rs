@@ -246,7 +246,7 @@ fn refused_assertion(assertion: &str) -> String {
 
 #[test]
 fn every_assertion_type_is_in_the_list() {
-    assert_eq!(ASSERTION_TYPES.len(), 7);
+    assert_eq!(ASSERTION_TYPES.len(), 9);
 }
 
 #[test]
@@ -340,6 +340,268 @@ fn unchanged() {
         refused_assertion("type: unchanged, topic: /ugv1/odom, field: x, mode: always")
             .starts_with("assertions[0].mode: is not a field of unchanged")
     );
+}
+
+#[test]
+fn sequence() {
+    let text =
+        |v: &[&str]| -> Vec<Value> { v.iter().map(|x| Value::Text(x.to_string())).collect() };
+    assert_eq!(
+        check("type: sequence, topic: /ugv1/supervisor/mode, transitions: [INIT, ACTIVE, HOLD, ACTIVE, COMPLETE], terminal: COMPLETE"),
+        Check::Sequence {
+            topic: "/ugv1/supervisor/mode".into(),
+            field: "data".into(),
+            transitions: text(&["INIT", "ACTIVE", "HOLD", "ACTIVE", "COMPLETE"]),
+            terminal: Some(Value::Text("COMPLETE".into())),
+        }
+    );
+    // Numbers and booleans, another field, a terminal value alone.
+    assert_eq!(
+        check("type: sequence, topic: /ugv1/odom, field: pose.pose.position.z, transitions: [0, 2.5], terminal: 0"),
+        Check::Sequence {
+            topic: "/ugv1/odom".into(),
+            field: "pose.pose.position.z".into(),
+            transitions: vec![Value::Number(0.0), Value::Number(2.5)],
+            terminal: Some(Value::Number(0.0)),
+        }
+    );
+    assert!(matches!(
+        check("type: sequence, topic: /ugv1/link_state, terminal: true"),
+        Check::Sequence { transitions, terminal: Some(Value::Bool(true)), .. } if transitions.is_empty()
+    ));
+    // A sequence is recorded and typed like any assertion's topic.
+    let s = load_text(
+        "assertions:\n  - { type: sequence, topic: /ugv1/supervisor/mode, terminal: LAND }\n",
+    )
+    .unwrap();
+    assert_eq!(
+        s.recorded_topics["/ugv1/supervisor/mode"],
+        "std_msgs/msg/String"
+    );
+    for (written, refusal) in [
+        ("transitions: [INIT, INIT]", "assertions[0].transitions[1]: \"INIT\" repeats transitions[0]: the values compared are the successive distinct ones"),
+        ("terminal: [LAND]", "assertions[0].terminal: "),
+        ("transitions: [INIT, { a: 1 }]", "assertions[0].transitions[1]: "),
+        ("field: data..x, terminal: LAND", "assertions[0].field: \"data..x\" is not a field path"),
+        ("field: data", "assertions[0].transitions: missing (sequence needs transitions, a terminal value, or both)"),
+        ("terminal: LAND, op: eq", "assertions[0].op: is not a field of sequence"),
+    ] {
+        let e = refused_assertion(&format!("type: sequence, topic: /ugv1/supervisor/mode, {written}"));
+        assert!(e.starts_with(refusal), "{written}: {e}");
+    }
+    assert!(
+        refused_assertion("type: sequence, topic: /ugv1/supervisor/mode, terminal: [LAND]")
+            .ends_with("is not a number, a boolean or a string")
+    );
+    assert!(refused_assertion("type: sequence, terminal: LAND")
+        .starts_with("assertions[0].topic: missing (required by sequence)"));
+}
+
+#[test]
+fn estimate_error() {
+    assert_eq!(
+        check("type: estimate_error, max_m: 2.0"),
+        Check::EstimateError {
+            vehicle: "ugv1".into(),
+            topic: "/ugv1/odometry/filtered".into(),
+            max_m: 2.0,
+        }
+    );
+    assert_eq!(
+        check("type: estimate_error, vehicle: ugv1, topic: /ugv1/odom, max_m: 0.5"),
+        Check::EstimateError {
+            vehicle: "ugv1".into(),
+            topic: "/ugv1/odom".into(),
+            max_m: 0.5,
+        }
+    );
+    let s =
+        load_text("assertions:\n  - { type: estimate_error, max_m: 2, after_s: 5s }\n").unwrap();
+    assert_eq!(s.assertions[0].window.after_s, 5.0);
+    assert_eq!(
+        s.recorded_topics["/ugv1/odometry/filtered"],
+        "nav_msgs/msg/Odometry"
+    );
+    for (written, refusal) in [
+        ("max_m: 0", "assertions[0].max_m: 0 must be above 0"),
+        ("max_m: .nan", "assertions[0].max_m: NaN must be above 0"),
+        (
+            "vehicle: ugv1",
+            "assertions[0].max_m: missing (required by estimate_error)",
+        ),
+        (
+            "vehicle: quad9, max_m: 1",
+            "assertions[0].vehicle: \"quad9\" is not a vehicle of the scenario",
+        ),
+        (
+            "topic: odometry/filtered, max_m: 1",
+            "assertions[0].topic: \"odometry/filtered\" is not a fully qualified topic name",
+        ),
+        (
+            "max_m: 1, field: x",
+            "assertions[0].field: is not a field of estimate_error",
+        ),
+    ] {
+        let e = refused_assertion(&format!("type: estimate_error, {written}"));
+        assert!(e.starts_with(refusal), "{written}: {e}");
+    }
+}
+
+/// A scenario of one vehicle (written as a flow map's fields) on the depot world.
+fn load_vehicle(fields: &str) -> Result<Scenario, ScenarioError> {
+    let f = tempfile::Builder::new()
+        .prefix(".test_model_")
+        .suffix(".yaml")
+        .tempfile_in(scenarios_dir())
+        .unwrap();
+    std::fs::write(
+        f.path(),
+        format!("name: t\nworld: ../../worlds/depot.yaml\nvehicles:\n  - {{ {fields} }}\n"),
+    )
+    .unwrap();
+    load(f.path())
+}
+
+/// A launch file beside the scenarios declaring `vision_source` (or not); its file name.
+fn launch_file(declares_vision: bool) -> tempfile::NamedTempFile {
+    let f = tempfile::Builder::new()
+        .prefix(".test_launch_")
+        .suffix(".launch.yaml")
+        .tempfile_in(scenarios_dir())
+        .unwrap();
+    let vision = if declares_vision {
+        "- group:\n  - arg: { name: vision_source, default: camera }\n"
+    } else {
+        ""
+    };
+    std::fs::write(
+        f.path(),
+        format!("launch:\n- arg: {{ name: namespace }}\n- arg: {{ name: cmd_vel, default: cmd_vel }}\n{vision}"),
+    )
+    .unwrap();
+    f
+}
+
+const QUAD: &str =
+    "name: quad1, manifest: ../../robots/quad_ref/robot.yaml, pose: { xyz: [0, 0, 0] }";
+
+#[test]
+fn vision() {
+    let launch = launch_file(true);
+    let name = launch.path().file_name().unwrap().to_string_lossy();
+    for (written, source) in [
+        ("none", VisionSource::None),
+        ("camera", VisionSource::Camera),
+        ("perception", VisionSource::Perception),
+    ] {
+        let s = load_vehicle(&format!(
+            "{QUAD}, stack: {{ launch: {name} }}, vision: {written}"
+        ))
+        .unwrap();
+        assert_eq!(s.vehicles[0].vision, Some(source));
+        assert_eq!(source.name(), written);
+    }
+    assert_eq!(
+        VisionSource::None.describe(),
+        "vision: none — the supervisor ignores vision freshness"
+    );
+    assert_eq!(
+        load_vehicle(&format!("{QUAD}, stack: {{ launch: {name} }}"))
+            .unwrap()
+            .vehicles[0]
+            .vision,
+        None
+    );
+    let refused = |fields: &str| {
+        let e = load_vehicle(fields).expect_err(fields).to_string();
+        e.split_once(": ")
+            .map(|(_, rest)| rest.to_string())
+            .unwrap()
+    };
+    let e = refused(&format!("{QUAD}, vision: none"));
+    assert_eq!(
+        e,
+        "vehicles[0].vision: none is passed to the stack as the launch argument vision_source, but the stack goal_driver is not a launch file ({launch: file})"
+    );
+    let e = refused(&format!(
+        "{QUAD}, stack: {{ command: [sleep, \"1\"] }}, vision: camera"
+    ));
+    assert!(e.starts_with("vehicles[0].vision: camera is passed to the stack as the launch argument vision_source, but the stack sleep is not a launch file"), "{e}");
+    let silent = launch_file(false);
+    let e = refused(&format!(
+        "{QUAD}, stack: {{ launch: {} }}, vision: none",
+        silent.path().file_name().unwrap().to_string_lossy()
+    ));
+    assert!(e.starts_with("vehicles[0].vision: none is passed to the stack as the launch argument vision_source, which /"), "{e}");
+    assert!(e.ends_with(".launch.yaml does not declare"), "{e}");
+    let e = refused(&format!(
+        "{QUAD}, stack: {{ launch: {name} }}, vision: lidar"
+    ));
+    assert!(e.starts_with("vehicles[0].vision: unknown variant `lidar`, expected one of `none`, `camera`, `perception`"), "{e}");
+    let e = refused(&format!(
+        "{QUAD}, stack: {{ launch: {name}, args: {{ vision_source: none }} }}"
+    ));
+    assert!(
+        e.starts_with("vehicles[0].stack.args.vision_source: is set by the runner"),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_vehicle_is_not_named_after_a_directory_of_the_run() {
+    for dir in RUN_SUBDIRS {
+        let e = load_vehicle(&format!(
+            "name: {dir}, manifest: ../../robots/quad_ref/robot.yaml, pose: {{ xyz: [0, 0, 0] }}"
+        ))
+        .expect_err(dir)
+        .to_string();
+        assert!(
+            e.contains(&format!(
+                "vehicles[0].name: \"{dir}\" names a directory of the run (bundles, logs, plots)"
+            )),
+            "{e}"
+        );
+    }
+}
+
+#[test]
+fn a_multirotor_records_its_mode_and_estimate() {
+    let s = load_vehicle(QUAD).unwrap();
+    assert_eq!(
+        s.recorded_topics["/quad1/supervisor/mode"],
+        "std_msgs/msg/String"
+    );
+    assert_eq!(
+        s.recorded_topics["/quad1/odometry/filtered"],
+        "nav_msgs/msg/Odometry"
+    );
+    assert_eq!(
+        mode_topic(&s.vehicles[0]).as_deref(),
+        Some("/quad1/supervisor/mode")
+    );
+    assert!(is_latched(&s.vehicles, "/quad1/supervisor/mode"));
+    assert!(!is_latched(&s.vehicles, "/quad1/odometry/filtered"));
+    // A ground vehicle records neither unless an assertion or record.topics asks.
+    let s = load_text("").unwrap();
+    assert!(!s.recorded_topics.contains_key("/ugv1/supervisor/mode"));
+    assert!(!s.recorded_topics.contains_key("/ugv1/odometry/filtered"));
+    assert_eq!(mode_topic(&s.vehicles[0]), None);
+    // The mission stack's other topics are typed too, and the latched ones read so.
+    let s = load_text("record: { topics: [/ugv1/supervisor/mode, /ugv1/supervisor/reason, /ugv1/supervisor/setpoint, /ugv1/mission/target] }\n").unwrap();
+    assert_eq!(
+        s.recorded_topics["/ugv1/supervisor/mode"],
+        "std_msgs/msg/String"
+    );
+    assert_eq!(
+        s.recorded_topics["/ugv1/supervisor/setpoint"],
+        "geometry_msgs/msg/TwistStamped"
+    );
+    assert_eq!(
+        s.recorded_topics["/ugv1/mission/target"],
+        "geometry_msgs/msg/PoseStamped"
+    );
+    assert!(is_latched(&s.vehicles, "/ugv1/supervisor/reason"));
+    assert!(!is_latched(&s.vehicles, "/ugv1/supervisor/setpoint"));
 }
 
 #[test]

@@ -1,5 +1,6 @@
 //! Topic naming: the topics a scenario's vehicles, the simulator and the run use, their ROS
-//! types, and the checks of a topic name as a scenario writes one.
+//! types (the mission stack's included), and the checks of a topic name as a scenario
+//! writes one.
 
 use super::raw::Record;
 use super::types::{Assertion, Entry, Trigger, Vehicle};
@@ -29,6 +30,88 @@ pub(super) fn topic_ok(t: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '/')
 }
 
+/// A vehicle's state estimate (relative to its namespace; `nav_msgs/msg/Odometry` in the
+/// world's ENU frame), as the mission stack's localizer publishes it: `estimate_error`'s
+/// default topic, recorded for every multirotor.
+pub const ESTIMATE_TOPIC: &str = "odometry/filtered";
+
+/// A vehicle's supervisor mode (relative to its namespace; `std_msgs/msg/String`, latched:
+/// recorded reliable and transient-local), recorded for every multirotor and drawn as its
+/// mode timeline in the report.
+pub const MODE_TOPIC: &str = "supervisor/mode";
+
+/// A topic of the mission stack (`fieldproof_mission`, relative to a vehicle's namespace):
+/// its type, whether its publisher latches it, whether a multirotor's run records it
+/// without being asked.
+struct MissionTopic {
+    topic: &'static str,
+    ros_type: &'static str,
+    latched: bool,
+    recorded: bool,
+}
+
+/// The mission stack's topics, as its README lists them: a scenario records any of them
+/// without `record.types`; a latched one is recorded reliable and transient-local.
+const MISSION_TOPICS: [MissionTopic; 9] = {
+    const fn t(
+        topic: &'static str,
+        ros_type: &'static str,
+        latched: bool,
+        recorded: bool,
+    ) -> MissionTopic {
+        MissionTopic {
+            topic,
+            ros_type,
+            latched,
+            recorded,
+        }
+    }
+    [
+        t(MODE_TOPIC, "std_msgs/msg/String", true, true),
+        t(ESTIMATE_TOPIC, "nav_msgs/msg/Odometry", false, true),
+        t("supervisor/reason", "std_msgs/msg/String", true, false),
+        t(
+            "supervisor/setpoint",
+            "geometry_msgs/msg/TwistStamped",
+            false,
+            false,
+        ),
+        t("autopilot/status", "std_msgs/msg/String", true, false),
+        t(
+            "mission/target",
+            "geometry_msgs/msg/PoseStamped",
+            false,
+            false,
+        ),
+        t("mission/complete", "std_msgs/msg/Bool", true, false),
+        t("map", "nav_msgs/msg/OccupancyGrid", false, false),
+        t("plan", "nav_msgs/msg/Path", false, false),
+    ]
+};
+
+/// Whether the vehicle is a multirotor (its run records the mission stack's mode and
+/// estimate).
+pub fn is_multirotor(v: &Vehicle) -> bool {
+    v.manifest.kind == fieldproof_robots::manifest::VehicleKind::Multirotor
+}
+
+/// The vehicle's supervisor mode topic, fully qualified, for a multirotor.
+pub fn mode_topic(v: &Vehicle) -> Option<String> {
+    is_multirotor(v).then(|| format!("{}/{MODE_TOPIC}", v.topic_prefix()))
+}
+
+/// Whether a recorded topic is one the mission stack latches (a vehicle's supervisor mode
+/// and reason, its autopilot's status, its mission's completion): the recorder reads it
+/// reliably and transient-local, so no change is lost and the value published before the
+/// recorder joined is heard.
+pub fn is_latched(vehicles: &[Vehicle], topic: &str) -> bool {
+    vehicles.iter().any(|v| {
+        MISSION_TOPICS
+            .iter()
+            .any(|m| m.latched && topic == format!("{}/{}", v.topic_prefix(), m.topic))
+    })
+}
+
 /// The collision topic of the simulator.
 pub const COLLISIONS_TOPIC: &str = "/fieldproof/truth/collisions";
 
@@ -36,7 +119,10 @@ pub const COLLISIONS_TOPIC: &str = "/fieldproof/truth/collisions";
 pub fn truth_topic(label: &str) -> String {
     format!("/fieldproof/truth/{label}/pose")
 }
-/// failsafe's topics, the simulator's truth and the run's own.
+
+/// The ROS type of every topic the runner can tell itself: each vehicle's contract, its
+/// stack's and failsafe's topics, the mission stack's, the simulator's truth and the run's
+/// own.
 pub fn known_types(vehicles: &[Vehicle], network: bool) -> BTreeMap<String, String> {
     let mut m = BTreeMap::new();
     for v in vehicles {
@@ -55,6 +141,10 @@ pub fn known_types(vehicles: &[Vehicle], network: bool) -> BTreeMap<String, Stri
             ("goal_reached", "std_msgs/msg/Bool"),
         ] {
             m.insert(format!("{ns}/{t}"), ty.to_string());
+        }
+        for t in &MISSION_TOPICS {
+            m.entry(format!("{ns}/{}", t.topic))
+                .or_insert_with(|| t.ros_type.to_string());
         }
         // Where the ground station publishes it (an absolute topic stays absolute).
         if let Some(hb) = heartbeat_topic(v) {
@@ -121,7 +211,8 @@ pub fn label(v: &Vehicle) -> String {
 }
 
 /// Every topic a run records with its ROS type: `record.topics`, what the assertions and
-/// `when` triggers read, every vehicle's truth pose, speed, link state and heartbeat, the
+/// `when` triggers read, every vehicle's truth pose, speed, link state and heartbeat, every
+/// multirotor's supervisor mode and estimate ([`MODE_TOPIC`], [`ESTIMATE_TOPIC`]), the
 /// run's own; `record.types` gives the types the runner cannot tell.
 pub(super) fn recorded_topics(
     ctx: &Ctx,
@@ -170,6 +261,13 @@ pub(super) fn recorded_topics(
         }
         if let Some(hb) = heartbeat_topic(v).filter(|_| has_network) {
             topics.insert(hb);
+        }
+        // A multirotor's mission stack: its mode (the report's mode timeline) and its
+        // estimate (what estimate_error reads).
+        if is_multirotor(v) {
+            for t in MISSION_TOPICS.iter().filter(|t| t.recorded) {
+                topics.insert(format!("{ns}/{}", t.topic));
+            }
         }
     }
     topics.insert(COLLISIONS_TOPIC.to_string());

@@ -2,7 +2,7 @@
 //! timeline's entries with their triggers and actions resolved, the assertions' checks and
 //! windows. Built by [`super::validate`] from the raw model ([`super::raw`]).
 
-use super::raw::{PoseSpec, RawScenario};
+use super::raw::{PoseSpec, RawScenario, VisionSource};
 use fieldproof_link::profile::Network;
 use fieldproof_robots::{Manifest, World};
 use serde::Serialize;
@@ -261,6 +261,28 @@ pub enum Check {
         /// Fields.
         fields: Vec<String>,
     },
+    /// The field's successive distinct values in the window contain `transitions` in order
+    /// (a subsequence: other values may come between), and the last one is `terminal`.
+    Sequence {
+        /// Topic.
+        topic: String,
+        /// The field (default `data`).
+        field: String,
+        /// The values required in this order (each differs from the one before it).
+        transitions: Vec<Value>,
+        /// The value the window must end with.
+        terminal: Option<Value>,
+    },
+    /// Every estimate sample's position within `max_m` of the vehicle's truth at the same
+    /// simulation time.
+    EstimateError {
+        /// The vehicle (its truth pose).
+        vehicle: String,
+        /// The estimate (`nav_msgs/msg/Odometry`, frame = the world's ENU).
+        topic: String,
+        /// The bound (m, 3-D distance).
+        max_m: f64,
+    },
 }
 
 impl Check {
@@ -270,7 +292,9 @@ impl Check {
             Check::TopicValue { condition, .. } => Some(&condition.topic),
             Check::MaxRate { topic, .. }
             | Check::MinRate { topic, .. }
-            | Check::Unchanged { topic, .. } => Some(topic),
+            | Check::Unchanged { topic, .. }
+            | Check::Sequence { topic, .. }
+            | Check::EstimateError { topic, .. } => Some(topic),
             Check::Reached { .. } | Check::NoCollision { .. } | Check::LinkVerdicts => None,
         }
     }
@@ -310,7 +334,17 @@ pub struct Vehicle {
     pub stack_cmd_vel: String,
     /// The bridge bundle plan (in memory; written at run time).
     pub bundle: fieldproof_bridge::gen::Bundle,
+    /// Its vision input, when the scenario sets one (passed to its launch-file stack as
+    /// [`VISION_SOURCE_ARG`]).
+    pub vision: Option<VisionSource>,
 }
+
+/// The launch argument a vehicle's `vision:` is passed as.
+pub const VISION_SOURCE_ARG: &str = "vision_source";
+
+/// The directories of a run directory beside the vehicles' evidence directories
+/// (`<run dir>/<vehicle name>`): no vehicle may be named after one.
+pub const RUN_SUBDIRS: &[&str] = &["bundles", "logs", "plots"];
 
 impl Vehicle {
     /// Its topics' prefix: `/<namespace>`, or empty without a namespace.
@@ -350,6 +384,23 @@ pub enum Stack {
         /// argv.
         argv: Vec<String>,
     },
+}
+
+impl Stack {
+    /// How the stack is named in messages and the report (`goal_driver`, `pkg/exe`, the
+    /// launch file, the command's program).
+    pub fn describe(&self) -> String {
+        match self {
+            Stack::GoalDriver => "goal_driver".into(),
+            Stack::None => "none".into(),
+            Stack::Executable {
+                package,
+                executable,
+            } => format!("{package}/{executable}"),
+            Stack::Launch { file, .. } => file.display().to_string(),
+            Stack::Command { argv } => argv.first().cloned().unwrap_or_default(),
+        }
+    }
 }
 
 /// A validated scenario, ready to run.

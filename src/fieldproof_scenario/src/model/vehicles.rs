@@ -1,9 +1,9 @@
 //! Validation of the vehicles (names, namespaces, manifests, spawn, stack, failsafe), the
 //! network section and the timeouts.
 
-use super::raw::{PoseSpec, RawVehicle, StackSpec, Timeouts};
+use super::raw::{PoseSpec, RawVehicle, StackSpec, Timeouts, VisionSource};
 use super::topics::{is_topic_name, DEFAULT_STACK_CMD_VEL};
-use super::types::{Stack, Vehicle};
+use super::types::{Stack, Vehicle, RUN_SUBDIRS, VISION_SOURCE_ARG};
 use super::{is_name, Ctx, ScenarioError};
 use crate::duration;
 use fieldproof_link::profile::{presets, Network, NetworkSection};
@@ -42,6 +42,16 @@ pub(super) fn vehicle(
             format!(
                 "\"{}\" must be 1 to 10 of [a-z0-9_], starting with a letter (it names a network namespace)",
                 v.name
+            ),
+        ));
+    }
+    if RUN_SUBDIRS.contains(&v.name.as_str()) {
+        return Err(ctx.err(
+            format!("{p}.name"),
+            format!(
+                "\"{}\" names a directory of the run ({}), where the vehicle's evidence directory would go",
+                v.name,
+                RUN_SUBDIRS.join(", ")
             ),
         ));
     }
@@ -99,6 +109,9 @@ pub(super) fn vehicle(
         }
     };
     let stack = stack(ctx, &p, v.stack.as_ref(), rel)?;
+    if let Some(vision) = v.vision {
+        check_vision(ctx, &p, vision, &stack)?;
+    }
     let link = manifest.runtime.as_ref().and_then(|r| r.link.as_ref());
     // A failsafe needs a heartbeat to hear: without one in the manifest the ground
     // station sends it none, and link_monitor would never arm (nor let a run start).
@@ -176,7 +189,64 @@ pub(super) fn vehicle(
         failsafe,
         stack_cmd_vel,
         bundle,
+        vision: v.vision,
     })
+}
+
+/// `vision:` goes to the stack as a launch argument: the stack must be a launch file that
+/// declares it.
+fn check_vision(
+    ctx: &Ctx,
+    vehicle_path: &str,
+    vision: VisionSource,
+    stack: &Stack,
+) -> Result<(), ScenarioError> {
+    let path = format!("{vehicle_path}.vision");
+    let Stack::Launch { file, .. } = stack else {
+        return Err(ctx.err(
+            path,
+            format!(
+                "{} is passed to the stack as the launch argument {VISION_SOURCE_ARG}, but the stack {} is not a launch file ({{launch: file}})",
+                vision.name(),
+                stack.describe()
+            ),
+        ));
+    };
+    if launch_declares_arg(file, VISION_SOURCE_ARG) == Some(false) {
+        return Err(ctx.err(
+            path,
+            format!(
+                "{} is passed to the stack as the launch argument {VISION_SOURCE_ARG}, which {} does not declare",
+                vision.name(),
+                file.display()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Whether a YAML launch file declares the argument `name` (an `arg` entity at its top
+/// level or in a group); `None` when the file cannot be read as one (`fieldproof launch`
+/// says why at run time).
+fn launch_declares_arg(file: &Path, name: &str) -> Option<bool> {
+    fn declares(entities: &[serde_yaml::Value], name: &str) -> bool {
+        entities.iter().any(|entity| {
+            if let Some(arg) = entity.get("arg") {
+                return arg.get("name").and_then(serde_yaml::Value::as_str) == Some(name);
+            }
+            match entity.get("group") {
+                Some(serde_yaml::Value::Sequence(children)) => declares(children, name),
+                Some(group) => group
+                    .get("children")
+                    .and_then(serde_yaml::Value::as_sequence)
+                    .is_some_and(|children| declares(children, name)),
+                None => false,
+            }
+        })
+    }
+    let text = fieldproof_robots::yaml_guard::read_file(file).ok()?;
+    let doc: serde_yaml::Value = serde_yaml::from_str(&text).ok()?;
+    Some(declares(doc.get("launch")?.as_sequence()?, name))
 }
 
 /// Validates the `network` section: every link names a vehicle, every profile resolves.
@@ -253,13 +323,13 @@ fn stack(
         },
         Some(StackSpec::Custom(c)) => match (&c.launch, &c.command) {
             (Some(f), None) => {
-                if let Some(reserved) = ["namespace", "cmd_vel"]
+                if let Some(reserved) = ["namespace", "cmd_vel", VISION_SOURCE_ARG]
                     .into_iter()
                     .find(|k| c.args.contains_key(*k))
                 {
                     return Err(ctx.err(
                         format!("{p}.stack.args.{reserved}"),
-                        "is set by the runner (the vehicle's namespace; stack.cmd_vel)",
+                        format!("is set by the runner (the vehicle's namespace; stack.cmd_vel; {p}.vision)"),
                     ));
                 }
                 let file = rel(f);
@@ -320,20 +390,6 @@ fn has_return_home(_stack: &Stack) -> bool {
     false
 }
 
-/// How a stack is named in messages.
-fn stack_name(stack: &Stack) -> String {
-    match stack {
-        Stack::GoalDriver => "goal_driver".into(),
-        Stack::None => "none".into(),
-        Stack::Executable {
-            package,
-            executable,
-        } => format!("{package}/{executable}"),
-        Stack::Launch { file, .. } => file.display().to_string(),
-        Stack::Command { argv } => argv.first().cloned().unwrap_or_default(),
-    }
-}
-
 /// A failsafe whose loss action is `return_home` needs a stack that can go home.
 fn check_loss_action(
     ctx: &Ctx,
@@ -351,7 +407,7 @@ fn check_loss_action(
             format!("{vehicle_path}.manifest"),
             format!(
                 "runtime.link.loss_action: return_home: the stack {} has no return-home behaviour (give stop, hold, land or continue)",
-                stack_name(stack)
+                stack.describe()
             ),
         ));
     }

@@ -14,7 +14,9 @@ use super::timeline::DdsOutcome;
 use super::RunSummary;
 use crate::assertions::{self, Evidence};
 use crate::evidence::recording::RecordingSummary;
-use crate::evidence::{self, EntryRecord, PlotInput, RunRecord, RunResult};
+use crate::evidence::{
+    self, EntryRecord, PlotInput, RunRecord, RunResult, VehiclePlot, VehicleRecord,
+};
 use crate::interrupt::Interrupt;
 use crate::model::{Action, Scenario};
 use crate::resources::{RunResources, Sampler};
@@ -238,6 +240,21 @@ pub(super) fn hand_off(h: Handoff) -> RunSummary {
             })
             .collect(),
         assertions: outcomes,
+        vehicles: s
+            .vehicles
+            .iter()
+            .map(|v| {
+                let evidence_dir = crate::plan::evidence_dir(&dir, &v.name);
+                VehicleRecord {
+                    name: v.name.clone(),
+                    stack: v.stack.describe(),
+                    vision: v.vision.map(|x| x.name().to_string()),
+                    vision_note: v.vision.map(|x| x.describe()),
+                    evidence: evidence::evidence_files(&evidence_dir),
+                    evidence_dir,
+                }
+            })
+            .collect(),
         network: network_json,
         processes: processes.procs.iter().map(|p| p.record(sampler)).collect(),
         resources: Some(resources),
@@ -265,12 +282,13 @@ pub(super) fn hand_off(h: Handoff) -> RunSummary {
             .iter()
             .map(|v| {
                 let ns = v.topic_prefix();
-                (
-                    v.name.clone(),
-                    format!("{ns}/{}", v.manifest.drive.odometry.ros_topic),
-                    format!("{ns}/link_state"),
-                    crate::model::truth_topic(&crate::model::label(v)),
-                )
+                VehiclePlot {
+                    name: v.name.clone(),
+                    odometry: format!("{ns}/{}", v.manifest.drive.odometry.ros_topic),
+                    link_state: format!("{ns}/link_state"),
+                    truth: crate::model::truth_topic(&crate::model::label(v)),
+                    mode: crate::model::mode_topic(v),
+                }
             })
             .collect(),
         goals,

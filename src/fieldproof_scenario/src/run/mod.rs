@@ -113,7 +113,7 @@ struct Prepared {
 
 /// Preparation, before anything is created outside the run directory: the run directory
 /// (empty), the plan (everything it needs must exist), the logs directory, each vehicle's
-/// bridge bundle.
+/// evidence directory and bridge bundle.
 fn prepare(
     s: &Scenario,
     o: &RunOptions,
@@ -173,8 +173,15 @@ fn prepare(
         exes,
     )
     .map_err(|e| could_not_run(None, e.to_string()))?;
-    if let Err(e) = std::fs::create_dir_all(abs_dir.join("logs")) {
-        return Err(could_not_run(None, format!("{}: {e}", dir.display())));
+    // The logs, and each vehicle's evidence directory (its processes' EVIDENCE_DIR_ENV).
+    for sub in std::iter::once(abs_dir.join("logs")).chain(
+        s.vehicles
+            .iter()
+            .map(|v| plan::evidence_dir(&abs_dir, &v.name)),
+    ) {
+        if let Err(e) = std::fs::create_dir_all(&sub) {
+            return Err(could_not_run(None, format!("{}: {e}", sub.display())));
+        }
     }
     let dir = abs_dir;
     for v in &s.vehicles {

@@ -266,7 +266,8 @@ pub(super) fn spawn(
     cmd.args(&argv[1..])
         .stdin(Stdio::null())
         .stderr(Stdio::from(err_file))
-        .env("RCUTILS_COLORIZED_OUTPUT", "0");
+        .env("RCUTILS_COLORIZED_OUTPUT", "0")
+        .envs(spec.env.iter().map(|(k, v)| (k, v)));
     fieldproof_launch::child::supervised(&mut cmd);
     cmd.stdout(Stdio::from(file));
     let child = cmd
@@ -289,6 +290,10 @@ mod tests {
     use super::*;
 
     fn finished(script: &str, dir: &Path) -> Proc {
+        finished_with(script, dir, Vec::new())
+    }
+
+    fn finished_with(script: &str, dir: &Path, env: Vec<(String, String)>) -> Proc {
         let spec = ProcSpec {
             name: "ugv1/imu_adapter".into(),
             vehicle: Some("ugv1".into()),
@@ -296,11 +301,24 @@ mod tests {
             stack: false,
             netns: None,
             argv: vec!["sh".into(), "-c".into(), script.into()],
+            env,
             ready: Ready::Started,
         };
         let mut p = spawn(&spec, None, dir).unwrap();
         p.exit = p.child.as_mut().unwrap().wait().ok();
         p
+    }
+
+    #[test]
+    fn a_process_gets_its_environment() {
+        let logs = tempfile::tempdir().unwrap();
+        let env = vec![(
+            crate::plan::EVIDENCE_DIR_ENV.to_string(),
+            "/runs/x/quad1".to_string(),
+        )];
+        let p = finished_with("printf %s \"$FIELDPROOF_EVIDENCE_DIR\"", logs.path(), env);
+        assert!(p.exit.unwrap().success());
+        assert_eq!(std::fs::read_to_string(&p.log).unwrap(), "/runs/x/quad1");
     }
 
     #[test]

@@ -44,14 +44,22 @@ pub(super) struct Recorder {
     pub(super) error: Option<String>,
 }
 
-/// Records `topic` (of type `T`) through the runner's node into `sink`.
+/// Records `topic` (of type `T`) through the runner's node into `sink`: best effort, or,
+/// for a topic its publisher latches (`latched`), reliable and transient-local, so no
+/// change (a supervisor's mode) is lost and the value before the recorder joined is heard.
 pub(super) fn start_recorder<T: RosMessage>(
     node: &Node,
     topic: &str,
+    latched: bool,
     sink: Arc<Mutex<Recorder>>,
 ) -> Result<(), String> {
+    let profile = if latched {
+        qos::latched().keep_last(200)
+    } else {
+        qos::default().best_effort().keep_last(200)
+    };
     let sub = node
-        .subscription::<T>(topic, qos::default().best_effort().keep_last(200))
+        .subscription::<T>(topic, profile)
         .map_err(|e| e.to_string())?;
     let clock = node.clock();
     let topic = topic.to_string();

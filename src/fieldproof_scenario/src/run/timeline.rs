@@ -236,8 +236,13 @@ async fn dds_body(
             // crossed the link to the vehicle's side.
             continue;
         }
-        let r =
-            fieldproof_msgs::dispatch!(ty, |T| start_recorder::<T>(node, topic, recorder.clone()));
+        let latched = crate::model::is_latched(&s.vehicles, topic);
+        let r = fieldproof_msgs::dispatch!(ty, |T| start_recorder::<T>(
+            node,
+            topic,
+            latched,
+            recorder.clone()
+        ));
         match r {
             Ok(Ok(())) => {}
             Ok(Err(e)) => out.warnings.push(format!("record {topic}: {e}")),

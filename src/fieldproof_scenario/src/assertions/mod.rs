@@ -1,5 +1,16 @@
 //! Assertion evaluation over the recorded samples, the timeline's outcome and the link
 //! report. Each result carries what was observed, so run.json and the report show why.
+//! Every assertion is required: one that cannot be evaluated (no samples of its topic in
+//! its window, no truth pose of its vehicle, an entry that never ran) fails, naming why
+//! (`no samples of /quad1/supervisor/mode between 0.00 s and 60.00 s`).
+//!
+//! The checks over a series of their own live in their modules: [`sequence`] (the rule of
+//! `sequence`) and [`estimate`] (`estimate_error`).
+
+mod estimate;
+mod sequence;
+
+pub use estimate::MAX_TRUTH_GAP_S;
 
 use crate::model::{Assertion, Check, Condition, Mode, Op, Value};
 use crate::store::{as_number, lookup, Store};
@@ -38,6 +49,19 @@ pub fn holds(c: &Condition, msg: &Json) -> bool {
 /// Whether the newest sample of the condition's topic satisfies it.
 pub fn holds_latest(store: &Store, c: &Condition) -> bool {
     store.latest(&c.topic).is_some_and(|(_, m)| holds(c, m))
+}
+
+/// What a check's evaluation found: what was observed (run.json's `observed`), and why it
+/// failed (`None`: it passed).
+struct Found {
+    observed: Json,
+    failure: Option<String>,
+}
+
+/// Why an assertion over `topic` cannot be evaluated in the window `lo..=hi`: the one
+/// wording of every check.
+fn no_samples(topic: &str, lo: f64, hi: f64) -> String {
+    format!("no samples of {topic} between {lo:.2} s and {hi:.2} s")
 }
 
 fn compare(v: &Json, op: Op, want: &Value, abs: bool) -> bool {
@@ -92,6 +116,17 @@ pub struct Evidence<'a> {
     pub truth_topics: &'a [(String, String)],
 }
 
+impl Evidence<'_> {
+    /// The truth pose topic of `vehicle` (empty for a vehicle without one: no samples).
+    fn truth_topic(&self, vehicle: &str) -> &str {
+        self.truth_topics
+            .iter()
+            .find(|(v, _)| v == vehicle)
+            .map(|(_, t)| t.as_str())
+            .unwrap_or("")
+    }
+}
+
 fn describe(c: &Condition) -> String {
     let v = match &c.value {
         Value::Number(n) => n.to_string(),
@@ -121,6 +156,8 @@ fn kind_name(c: &Check) -> &'static str {
         Check::MaxRate { .. } => "max_rate",
         Check::MinRate { .. } => "min_rate",
         Check::Unchanged { .. } => "unchanged",
+        Check::Sequence { .. } => "sequence",
+        Check::EstimateError { .. } => "estimate_error",
     }
 }
 
@@ -201,13 +238,7 @@ pub fn evaluate_one(a: &Assertion, ev: &Evidence) -> Outcome {
                 "max": mx.is_finite().then_some(mx),
             });
             match mode {
-                _ if samples.is_empty() => fail(
-                    &mut out,
-                    format!(
-                        "no sample of {} between {lo:.2} s and {hi:.2} s",
-                        condition.topic
-                    ),
-                ),
+                _ if samples.is_empty() => fail(&mut out, no_samples(&condition.topic, lo, hi)),
                 Mode::Always => match &first_miss {
                     None => out.passed = true,
                     Some((t, v)) => fail(
@@ -237,12 +268,7 @@ pub fn evaluate_one(a: &Assertion, ev: &Evidence) -> Outcome {
             pose,
             radius_m,
         } => {
-            let topic = ev
-                .truth_topics
-                .iter()
-                .find(|(v, _)| v == vehicle)
-                .map(|(_, t)| t.as_str())
-                .unwrap_or("");
+            let topic = ev.truth_topic(vehicle);
             let dist = |m: &Json| -> Option<f64> {
                 let x = lookup(m, "pose.position.x").and_then(as_number)?;
                 let y = lookup(m, "pose.position.y").and_then(as_number)?;
@@ -267,7 +293,13 @@ pub fn evaluate_one(a: &Assertion, ev: &Evidence) -> Outcome {
             if first.is_some() {
                 out.passed = true;
             } else if ds.is_empty() {
-                fail(&mut out, format!("no truth pose of {vehicle} ({topic})"));
+                fail(
+                    &mut out,
+                    format!(
+                        "{} (the truth pose of {vehicle})",
+                        no_samples(topic, lo, hi)
+                    ),
+                );
             } else {
                 fail(
                     &mut out,
@@ -355,6 +387,7 @@ pub fn evaluate_one(a: &Assertion, ev: &Evidence) -> Outcome {
                 "first_change": change.map(|(t, v)| json!({"t_s": t, "value": v})),
             });
             match change {
+                _ if values.is_empty() => fail(&mut out, no_samples(topic, lo, hi)),
                 _ if values.len() < 2 => fail(
                     &mut out,
                     format!(
@@ -373,6 +406,44 @@ pub fn evaluate_one(a: &Assertion, ev: &Evidence) -> Outcome {
                 ),
             }
         }
+        Check::Sequence {
+            topic,
+            field,
+            transitions,
+            terminal,
+        } => {
+            let held = ev.store.samples(topic).iter().rfind(|(t, _)| *t <= lo);
+            let samples: Vec<&(f64, Json)> = ev
+                .store
+                .window(topic, lo, hi)
+                .filter(|(t, _)| *t > lo)
+                .collect();
+            let found = sequence::evaluate(
+                topic,
+                field,
+                transitions,
+                terminal.as_ref(),
+                held,
+                &samples,
+                (lo, hi),
+            );
+            conclude(&mut out, found, &fail);
+        }
+        Check::EstimateError {
+            vehicle,
+            topic,
+            max_m,
+        } => {
+            let found = estimate::evaluate(
+                ev.store,
+                vehicle,
+                topic,
+                ev.truth_topic(vehicle),
+                *max_m,
+                (lo, hi),
+            );
+            conclude(&mut out, found, &fail);
+        }
         Check::MaxRate { topic, hz } | Check::MinRate { topic, hz } => {
             let n = ev.store.window(topic, lo, hi).count();
             let span = hi - lo;
@@ -384,6 +455,11 @@ pub fn evaluate_one(a: &Assertion, ev: &Evidence) -> Outcome {
                 fail(&mut out, format!("empty window for {topic}"));
             } else if ok {
                 out.passed = true;
+            } else if n == 0 {
+                fail(
+                    &mut out,
+                    format!("{} (at least {hz} Hz required)", no_samples(topic, lo, hi)),
+                );
             } else {
                 fail(
                     &mut out,
@@ -396,6 +472,15 @@ pub fn evaluate_one(a: &Assertion, ev: &Evidence) -> Outcome {
         }
     }
     out
+}
+
+/// Writes what a check found into its outcome.
+fn conclude(out: &mut Outcome, found: Found, fail: &dyn Fn(&mut Outcome, String)) {
+    out.observed = found.observed;
+    match found.failure {
+        None => out.passed = true,
+        Some(why) => fail(out, why),
+    }
 }
 
 fn fields_of(c: &Condition, m: &Json) -> Json {
@@ -412,295 +497,4 @@ fn fields_of(c: &Condition, m: &Json) -> Json {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::model::{Action, Entry, PoseSpec, Trigger, Window};
-
-    fn cond(topic: &str, field: &str, op: Op, value: Value, abs: bool) -> Condition {
-        Condition {
-            topic: topic.into(),
-            fields: vec![field.into()],
-            op,
-            value,
-            abs,
-        }
-    }
-
-    fn timeline_drop_at_10_for_30() -> Timeline {
-        let mut tl = Timeline::new(vec![Entry {
-            name: "link_outage".into(),
-            action_name: "link.drop".into(),
-            vehicle: Some("ugv1".into()),
-            trigger: Trigger::At(10.0),
-            action: Action::LinkDrop,
-            duration_s: Some(30.0),
-        }]);
-        tl.poll(10.0, &|_| false);
-        tl.poll(40.0, &|_| false);
-        tl
-    }
-
-    fn store() -> Store {
-        let mut s = Store::new();
-        // link_state false from 14 s to 42 s.
-        for i in 0..600 {
-            let t = i as f64 * 0.1;
-            s.push(
-                "/ugv1/link_state",
-                t,
-                json!({"data": !(14.0..42.0).contains(&t)}),
-            );
-            let v = if (16.0..42.0).contains(&t) { 0.01 } else { 0.8 };
-            s.push(
-                "/ugv1/odom",
-                t,
-                json!({"twist": {"twist": {"linear": {"x": -v}}}}),
-            );
-            let x = t * 0.5;
-            s.push(
-                "/fieldproof/truth/ugv1/pose",
-                t,
-                json!({"pose": {"position": {"x": x, "y": 0.0}}}),
-            );
-        }
-        s
-    }
-
-    fn window(entry: bool, from_end: bool, after: f64, within: Option<f64>) -> Window {
-        Window {
-            entry: entry.then(|| (0, "link_outage".into())),
-            from_end,
-            after_s: after,
-            within_s: within,
-        }
-    }
-
-    fn eval(check: Check, w: Window, s: &Store, tl: &Timeline) -> Outcome {
-        let truth = vec![(
-            "ugv1".to_string(),
-            "/fieldproof/truth/ugv1/pose".to_string(),
-        )];
-        let ev = Evidence {
-            store: s,
-            timeline: tl,
-            end_s: 59.9,
-            links: None,
-            truth_topics: &truth,
-        };
-        evaluate_one(
-            &Assertion {
-                name: "a".into(),
-                check,
-                window: w,
-            },
-            &ev,
-        )
-    }
-
-    #[test]
-    fn eventually_and_always_in_windows_relative_to_an_entry() {
-        let (s, tl) = (store(), timeline_drop_at_10_for_30());
-        let lost = cond(
-            "/ugv1/link_state",
-            "data",
-            Op::Eq,
-            Value::Bool(false),
-            false,
-        );
-        let o = eval(
-            Check::TopicValue {
-                condition: lost.clone(),
-                mode: Mode::Eventually,
-            },
-            window(true, false, 0.0, Some(15.0)),
-            &s,
-            &tl,
-        );
-        assert!(o.passed, "{o:?}");
-        assert_eq!(o.window_s, Some([10.0, 25.0]));
-        // Too short a window: fails and says why.
-        let o = eval(
-            Check::TopicValue {
-                condition: lost,
-                mode: Mode::Eventually,
-            },
-            window(true, false, 0.0, Some(3.0)),
-            &s,
-            &tl,
-        );
-        assert!(!o.passed);
-        assert!(o.reason.unwrap().contains("never true"));
-        // |speed| < 0.05 from 13 s after the drop to just before the restore.
-        let slow = cond(
-            "/ugv1/odom",
-            "twist.twist.linear.x",
-            Op::Lt,
-            Value::Number(0.05),
-            true,
-        );
-        let o = eval(
-            Check::TopicValue {
-                condition: slow.clone(),
-                mode: Mode::Always,
-            },
-            window(true, false, 13.0, Some(29.5)),
-            &s,
-            &tl,
-        );
-        assert!(o.passed, "{o:?}");
-        // From 5 s after the drop it was still moving: fails naming the sample.
-        let o = eval(
-            Check::TopicValue {
-                condition: slow,
-                mode: Mode::Always,
-            },
-            window(true, false, 5.0, Some(29.5)),
-            &s,
-            &tl,
-        );
-        assert!(!o.passed);
-        assert!(
-            o.reason.as_ref().unwrap().contains("not always true"),
-            "{o:?}"
-        );
-        assert_eq!(o.observed["first_miss"]["value"], json!(-0.8));
-        // link_state true within 25 s of the restore (the entry's end).
-        let back = cond("/ugv1/link_state", "data", Op::Eq, Value::Bool(true), false);
-        let o = eval(
-            Check::TopicValue {
-                condition: back,
-                mode: Mode::Eventually,
-            },
-            window(true, true, 0.0, Some(25.0)),
-            &s,
-            &tl,
-        );
-        assert!(o.passed);
-        assert_eq!(o.window_s, Some([40.0, 59.9]));
-    }
-
-    #[test]
-    fn no_samples_fail() {
-        let (s, tl) = (store(), timeline_drop_at_10_for_30());
-        let c = cond("/ugv1/none", "data", Op::Eq, Value::Bool(true), false);
-        let o = eval(
-            Check::TopicValue {
-                condition: c,
-                mode: Mode::Always,
-            },
-            window(false, false, 0.0, None),
-            &s,
-            &tl,
-        );
-        assert!(!o.passed);
-        assert!(o.reason.unwrap().contains("no sample of /ugv1/none"));
-    }
-
-    #[test]
-    fn reached_and_collisions_and_rates() {
-        let (mut s, tl) = (store(), timeline_drop_at_10_for_30());
-        let goal = |x| Check::Reached {
-            vehicle: "ugv1".into(),
-            goal: Some("g".into()),
-            pose: PoseSpec {
-                xyz: [x, 0.0, 0.0],
-                yaw_deg: 0.0,
-            },
-            radius_m: 1.0,
-        };
-        let o = eval(goal(18.0), window(false, false, 0.0, None), &s, &tl);
-        assert!(o.passed, "{o:?}");
-        let o = eval(goal(100.0), window(false, false, 0.0, None), &s, &tl);
-        assert!(!o.passed);
-        assert!(o.reason.unwrap().contains("no closer than"));
-
-        let nc = Check::NoCollision {
-            vehicle: Some("ugv1".into()),
-        };
-        assert!(eval(nc.clone(), window(false, false, 0.0, None), &s, &tl).passed);
-        s.push(
-            crate::model::COLLISIONS_TOPIC,
-            20.0,
-            json!({"data": "{\"event\":\"begin\",\"vehicle\":\"ugv1\",\"other\":\"pillar_a\"}"}),
-        );
-        let o = eval(nc, window(false, false, 0.0, None), &s, &tl);
-        assert!(!o.passed);
-        assert!(o.reason.unwrap().contains("pillar_a"));
-
-        let w = window(false, false, 0.0, Some(50.0));
-        assert!(
-            eval(
-                Check::MinRate {
-                    topic: "/ugv1/odom".into(),
-                    hz: 9.0
-                },
-                w.clone(),
-                &s,
-                &tl
-            )
-            .passed
-        );
-        assert!(
-            !eval(
-                Check::MaxRate {
-                    topic: "/ugv1/odom".into(),
-                    hz: 5.0
-                },
-                w,
-                &s,
-                &tl
-            )
-            .passed
-        );
-    }
-
-    #[test]
-    fn unchanged_fields() {
-        let (mut s, tl) = (store(), timeline_drop_at_10_for_30());
-        for i in 0..50 {
-            let t = i as f64 * 0.2;
-            let sec = if t < 5.0 { 3 } else { i };
-            s.push(
-                "/ugv1/imu/data",
-                t,
-                json!({"header": {"stamp": {"sec": sec, "nanosec": 0}}}),
-            );
-        }
-        let check = Check::Unchanged {
-            topic: "/ugv1/imu/data".into(),
-            fields: vec!["header.stamp.sec".into(), "header.stamp.nanosec".into()],
-        };
-        assert!(eval(check.clone(), window(false, false, 0.0, Some(4.9)), &s, &tl).passed);
-        let o = eval(check, window(false, false, 0.0, Some(8.0)), &s, &tl);
-        assert!(!o.passed);
-        assert!(o.reason.unwrap().contains("changed to [25,0] at 5.00 s"));
-    }
-
-    #[test]
-    fn an_entry_that_never_ran_fails_the_window() {
-        let s = store();
-        let tl = Timeline::new(vec![Entry {
-            name: "link_outage".into(),
-            action_name: "link.drop".into(),
-            vehicle: None,
-            trigger: Trigger::At(100.0),
-            action: Action::LinkDrop,
-            duration_s: None,
-        }]);
-        let c = cond("/ugv1/link_state", "data", Op::Eq, Value::Bool(true), false);
-        let o = eval(
-            Check::TopicValue {
-                condition: c,
-                mode: Mode::Eventually,
-            },
-            window(true, false, 0.0, None),
-            &s,
-            &tl,
-        );
-        assert!(!o.passed);
-        assert!(o
-            .reason
-            .unwrap()
-            .contains("entry link_outage never started"));
-    }
-}
+mod tests;

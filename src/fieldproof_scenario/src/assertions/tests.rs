@@ -1,0 +1,666 @@
+//! Evaluation over synthetic samples: each check passes on what it asks for and fails
+//! naming why.
+
+use super::*;
+use crate::model::{Action, Entry, PoseSpec, Trigger, Window};
+
+fn cond(topic: &str, field: &str, op: Op, value: Value, abs: bool) -> Condition {
+    Condition {
+        topic: topic.into(),
+        fields: vec![field.into()],
+        op,
+        value,
+        abs,
+    }
+}
+
+fn timeline_drop_at_10_for_30() -> Timeline {
+    let mut tl = Timeline::new(vec![Entry {
+        name: "link_outage".into(),
+        action_name: "link.drop".into(),
+        vehicle: Some("ugv1".into()),
+        trigger: Trigger::At(10.0),
+        action: Action::LinkDrop,
+        duration_s: Some(30.0),
+    }]);
+    tl.poll(10.0, &|_| false);
+    tl.poll(40.0, &|_| false);
+    tl
+}
+
+fn store() -> Store {
+    let mut s = Store::new();
+    // link_state false from 14 s to 42 s.
+    for i in 0..600 {
+        let t = i as f64 * 0.1;
+        s.push(
+            "/ugv1/link_state",
+            t,
+            json!({"data": !(14.0..42.0).contains(&t)}),
+        );
+        let v = if (16.0..42.0).contains(&t) { 0.01 } else { 0.8 };
+        s.push(
+            "/ugv1/odom",
+            t,
+            json!({"twist": {"twist": {"linear": {"x": -v}}}}),
+        );
+        let x = t * 0.5;
+        s.push(
+            "/fieldproof/truth/ugv1/pose",
+            t,
+            json!({"pose": {"position": {"x": x, "y": 0.0}}}),
+        );
+    }
+    s
+}
+
+fn window(entry: bool, from_end: bool, after: f64, within: Option<f64>) -> Window {
+    Window {
+        entry: entry.then(|| (0, "link_outage".into())),
+        from_end,
+        after_s: after,
+        within_s: within,
+    }
+}
+
+fn eval(check: Check, w: Window, s: &Store, tl: &Timeline) -> Outcome {
+    let truth = vec![(
+        "ugv1".to_string(),
+        "/fieldproof/truth/ugv1/pose".to_string(),
+    )];
+    let ev = Evidence {
+        store: s,
+        timeline: tl,
+        end_s: 59.9,
+        links: None,
+        truth_topics: &truth,
+    };
+    evaluate_one(
+        &Assertion {
+            name: "a".into(),
+            check,
+            window: w,
+        },
+        &ev,
+    )
+}
+
+#[test]
+fn eventually_and_always_in_windows_relative_to_an_entry() {
+    let (s, tl) = (store(), timeline_drop_at_10_for_30());
+    let lost = cond(
+        "/ugv1/link_state",
+        "data",
+        Op::Eq,
+        Value::Bool(false),
+        false,
+    );
+    let o = eval(
+        Check::TopicValue {
+            condition: lost.clone(),
+            mode: Mode::Eventually,
+        },
+        window(true, false, 0.0, Some(15.0)),
+        &s,
+        &tl,
+    );
+    assert!(o.passed, "{o:?}");
+    assert_eq!(o.window_s, Some([10.0, 25.0]));
+    // Too short a window: fails and says why.
+    let o = eval(
+        Check::TopicValue {
+            condition: lost,
+            mode: Mode::Eventually,
+        },
+        window(true, false, 0.0, Some(3.0)),
+        &s,
+        &tl,
+    );
+    assert!(!o.passed);
+    assert!(o.reason.unwrap().contains("never true"));
+    // |speed| < 0.05 from 13 s after the drop to just before the restore.
+    let slow = cond(
+        "/ugv1/odom",
+        "twist.twist.linear.x",
+        Op::Lt,
+        Value::Number(0.05),
+        true,
+    );
+    let o = eval(
+        Check::TopicValue {
+            condition: slow.clone(),
+            mode: Mode::Always,
+        },
+        window(true, false, 13.0, Some(29.5)),
+        &s,
+        &tl,
+    );
+    assert!(o.passed, "{o:?}");
+    // From 5 s after the drop it was still moving: fails naming the sample.
+    let o = eval(
+        Check::TopicValue {
+            condition: slow,
+            mode: Mode::Always,
+        },
+        window(true, false, 5.0, Some(29.5)),
+        &s,
+        &tl,
+    );
+    assert!(!o.passed);
+    assert!(
+        o.reason.as_ref().unwrap().contains("not always true"),
+        "{o:?}"
+    );
+    assert_eq!(o.observed["first_miss"]["value"], json!(-0.8));
+    // link_state true within 25 s of the restore (the entry's end).
+    let back = cond("/ugv1/link_state", "data", Op::Eq, Value::Bool(true), false);
+    let o = eval(
+        Check::TopicValue {
+            condition: back,
+            mode: Mode::Eventually,
+        },
+        window(true, true, 0.0, Some(25.0)),
+        &s,
+        &tl,
+    );
+    assert!(o.passed);
+    assert_eq!(o.window_s, Some([40.0, 59.9]));
+}
+
+#[test]
+fn no_samples_fail() {
+    let (s, tl) = (store(), timeline_drop_at_10_for_30());
+    let c = cond("/ugv1/none", "data", Op::Eq, Value::Bool(true), false);
+    let o = eval(
+        Check::TopicValue {
+            condition: c,
+            mode: Mode::Always,
+        },
+        window(false, false, 0.0, None),
+        &s,
+        &tl,
+    );
+    assert!(!o.passed);
+    assert!(o
+        .reason
+        .unwrap()
+        .starts_with("assertion a: no samples of /ugv1/none between 0.00 s and 59.90 s"));
+}
+
+#[test]
+fn reached_and_collisions_and_rates() {
+    let (mut s, tl) = (store(), timeline_drop_at_10_for_30());
+    let goal = |x| Check::Reached {
+        vehicle: "ugv1".into(),
+        goal: Some("g".into()),
+        pose: PoseSpec {
+            xyz: [x, 0.0, 0.0],
+            yaw_deg: 0.0,
+        },
+        radius_m: 1.0,
+    };
+    let o = eval(goal(18.0), window(false, false, 0.0, None), &s, &tl);
+    assert!(o.passed, "{o:?}");
+    let o = eval(goal(100.0), window(false, false, 0.0, None), &s, &tl);
+    assert!(!o.passed);
+    assert!(o.reason.unwrap().contains("no closer than"));
+
+    let nc = Check::NoCollision {
+        vehicle: Some("ugv1".into()),
+    };
+    assert!(eval(nc.clone(), window(false, false, 0.0, None), &s, &tl).passed);
+    s.push(
+        crate::model::COLLISIONS_TOPIC,
+        20.0,
+        json!({"data": "{\"event\":\"begin\",\"vehicle\":\"ugv1\",\"other\":\"pillar_a\"}"}),
+    );
+    let o = eval(nc, window(false, false, 0.0, None), &s, &tl);
+    assert!(!o.passed);
+    assert!(o.reason.unwrap().contains("pillar_a"));
+
+    let w = window(false, false, 0.0, Some(50.0));
+    assert!(
+        eval(
+            Check::MinRate {
+                topic: "/ugv1/odom".into(),
+                hz: 9.0
+            },
+            w.clone(),
+            &s,
+            &tl
+        )
+        .passed
+    );
+    assert!(
+        !eval(
+            Check::MaxRate {
+                topic: "/ugv1/odom".into(),
+                hz: 5.0
+            },
+            w,
+            &s,
+            &tl
+        )
+        .passed
+    );
+}
+
+#[test]
+fn unchanged_fields() {
+    let (mut s, tl) = (store(), timeline_drop_at_10_for_30());
+    for i in 0..50 {
+        let t = i as f64 * 0.2;
+        let sec = if t < 5.0 { 3 } else { i };
+        s.push(
+            "/ugv1/imu/data",
+            t,
+            json!({"header": {"stamp": {"sec": sec, "nanosec": 0}}}),
+        );
+    }
+    let check = Check::Unchanged {
+        topic: "/ugv1/imu/data".into(),
+        fields: vec!["header.stamp.sec".into(), "header.stamp.nanosec".into()],
+    };
+    assert!(eval(check.clone(), window(false, false, 0.0, Some(4.9)), &s, &tl).passed);
+    let o = eval(check, window(false, false, 0.0, Some(8.0)), &s, &tl);
+    assert!(!o.passed);
+    assert!(o.reason.unwrap().contains("changed to [25,0] at 5.00 s"));
+}
+
+#[test]
+fn an_entry_that_never_ran_fails_the_window() {
+    let s = store();
+    let tl = Timeline::new(vec![Entry {
+        name: "link_outage".into(),
+        action_name: "link.drop".into(),
+        vehicle: None,
+        trigger: Trigger::At(100.0),
+        action: Action::LinkDrop,
+        duration_s: None,
+    }]);
+    let c = cond("/ugv1/link_state", "data", Op::Eq, Value::Bool(true), false);
+    let o = eval(
+        Check::TopicValue {
+            condition: c,
+            mode: Mode::Eventually,
+        },
+        window(true, false, 0.0, None),
+        &s,
+        &tl,
+    );
+    assert!(!o.passed);
+    assert!(o
+        .reason
+        .unwrap()
+        .contains("entry link_outage never started"));
+}
+
+/// A supervisor's mode: `values` as (time, mode), latched (one sample per change), with the
+/// first published during the bring-up (negative time).
+fn modes(values: &[(f64, &str)]) -> Store {
+    let mut s = Store::new();
+    for (t, m) in values {
+        s.push("/quad1/supervisor/mode", *t, json!({ "data": m }));
+    }
+    s
+}
+
+fn texts(values: &[&str]) -> Vec<Value> {
+    values.iter().map(|v| Value::Text(v.to_string())).collect()
+}
+
+fn sequence(transitions: &[&str], terminal: Option<&str>) -> Check {
+    Check::Sequence {
+        topic: "/quad1/supervisor/mode".into(),
+        field: "data".into(),
+        transitions: texts(transitions),
+        terminal: terminal.map(|t| Value::Text(t.into())),
+    }
+}
+
+const RECOVERED: &[(f64, &str)] = &[
+    (-2.0, "INIT"),
+    (1.0, "ACTIVE"),
+    (12.0, "HOLD"),
+    (14.5, "ACTIVE"),
+    (40.0, "COMPLETE"),
+];
+
+#[test]
+fn sequence_holds_the_transitions_in_order_and_the_terminal_value() {
+    let tl = timeline_drop_at_10_for_30();
+    let s = modes(RECOVERED);
+    let all = window(false, false, 0.0, None);
+    let o = eval(
+        sequence(
+            &["INIT", "ACTIVE", "HOLD", "ACTIVE", "COMPLETE"],
+            Some("COMPLETE"),
+        ),
+        all.clone(),
+        &s,
+        &tl,
+    );
+    assert!(o.passed, "{o:?}");
+    // The value held at the window's start (published during the bring-up) comes first.
+    assert_eq!(
+        o.observed["sequence"],
+        json!(["INIT", "ACTIVE", "HOLD", "ACTIVE", "COMPLETE"])
+    );
+    assert_eq!(
+        o.observed["changes"][0],
+        json!({"t_s": -2.0, "value": "INIT"})
+    );
+    assert_eq!(
+        o.observed["matched_at_s"],
+        json!([-2.0, 1.0, 12.0, 14.5, 40.0])
+    );
+    // A subsequence: values in between are allowed.
+    assert!(eval(sequence(&["INIT", "COMPLETE"], None), all.clone(), &s, &tl).passed);
+    assert!(eval(sequence(&[], Some("COMPLETE")), all.clone(), &s, &tl).passed);
+    // Out of order: fails, naming the transition that never came and the sequence seen.
+    let o = eval(sequence(&["HOLD", "INIT"], None), all.clone(), &s, &tl);
+    assert!(!o.passed);
+    assert_eq!(
+        o.reason.unwrap(),
+        "assertion a: /quad1/supervisor/mode data went INIT (-2.00 s) → ACTIVE (1.00 s) → HOLD (12.00 s) → ACTIVE (14.50 s) → COMPLETE (40.00 s): transition 2 of 2 (INIT) never came after HOLD (required: HOLD → INIT)"
+    );
+    assert_eq!(o.observed["matched"], 1);
+    // The window starts after INIT and ACTIVE: ACTIVE is the value held at its start.
+    let o = eval(
+        sequence(&["ACTIVE", "HOLD", "ACTIVE"], Some("COMPLETE")),
+        window(true, false, 0.0, None),
+        &s,
+        &tl,
+    );
+    assert!(o.passed, "{o:?}");
+    assert_eq!(o.observed["sequence"][0], "ACTIVE");
+}
+
+#[test]
+fn sequence_fails_on_another_terminal_value_and_on_a_flapping_mode() {
+    let tl = timeline_drop_at_10_for_30();
+    let all = window(false, false, 0.0, None);
+    // Recovery, then LAND: the transitions hold, the terminal value does not.
+    let s = modes(&[
+        (-2.0, "INIT"),
+        (1.0, "ACTIVE"),
+        (12.0, "HOLD"),
+        (14.0, "LAND"),
+    ]);
+    let o = eval(
+        sequence(&["INIT", "ACTIVE", "HOLD"], Some("COMPLETE")),
+        all.clone(),
+        &s,
+        &tl,
+    );
+    assert!(!o.passed);
+    assert!(
+        o.reason
+            .as_ref()
+            .unwrap()
+            .ends_with("HOLD (12.00 s) → LAND (14.00 s): ends with LAND, not COMPLETE"),
+        "{o:?}"
+    );
+    assert_eq!(o.observed["last"], "LAND");
+    // Repeated samples of one value collapse into one.
+    let s = modes(&[
+        (0.0, "HOLD"),
+        (0.5, "HOLD"),
+        (1.0, "ACTIVE"),
+        (1.5, "ACTIVE"),
+    ]);
+    let o = eval(
+        sequence(&["HOLD", "ACTIVE"], Some("ACTIVE")),
+        all.clone(),
+        &s,
+        &tl,
+    );
+    assert!(o.passed, "{o:?}");
+    assert_eq!(o.observed["changes_total"], 2);
+    // A flapping mode lists every change, and the reason stays one readable line.
+    let flaps: Vec<(f64, &str)> = (0..100)
+        .map(|i| (i as f64 * 0.5, if i % 2 == 0 { "HOLD" } else { "ACTIVE" }))
+        .collect();
+    let o = eval(sequence(&["HOLD", "LAND"], None), all, &modes(&flaps), &tl);
+    assert!(!o.passed);
+    assert_eq!(o.observed["changes_total"], 100);
+    assert!(o.reason.unwrap().contains("→ … (100 values in all)"));
+}
+
+#[test]
+fn sequence_of_numbers_and_booleans() {
+    let tl = timeline_drop_at_10_for_30();
+    let all = window(false, false, 0.0, None);
+    let mut s = Store::new();
+    for (t, level, ok) in [(0.0, 0, true), (5.0, 2, false), (9.0, 1, true)] {
+        s.push("/quad1/status", t, json!({"level": level, "ok": ok}));
+    }
+    let check = |field: &str, transitions: Vec<Value>, terminal: Value| Check::Sequence {
+        topic: "/quad1/status".into(),
+        field: field.into(),
+        transitions,
+        terminal: Some(terminal),
+    };
+    let levels = check(
+        "level",
+        vec![Value::Number(0.0), Value::Number(2.0)],
+        Value::Number(1.0),
+    );
+    assert!(eval(levels, all.clone(), &s, &tl).passed);
+    let oks = check(
+        "ok",
+        vec![Value::Bool(true), Value::Bool(false)],
+        Value::Bool(true),
+    );
+    let o = eval(oks, all.clone(), &s, &tl);
+    assert!(o.passed, "{o:?}");
+    assert_eq!(o.observed["sequence"], json!([true, false, true]));
+    // A string never equals a number.
+    let wrong = check("level", texts(&["0"]), Value::Number(1.0));
+    assert!(!eval(wrong, all, &s, &tl).passed);
+}
+
+#[test]
+fn a_sequence_that_cannot_be_evaluated_fails_naming_why() {
+    let tl = timeline_drop_at_10_for_30();
+    let all = window(false, false, 0.0, None);
+    let o = eval(sequence(&["INIT"], None), all.clone(), &Store::new(), &tl);
+    assert!(!o.passed);
+    assert_eq!(
+        o.reason.unwrap(),
+        "assertion a: no samples of /quad1/supervisor/mode between 0.00 s and 59.90 s"
+    );
+    // Samples, none with a value at the field.
+    let mut s = Store::new();
+    s.push("/quad1/supervisor/mode", 1.0, json!({"mode": "INIT"}));
+    let o = eval(sequence(&["INIT"], None), all, &s, &tl);
+    assert!(!o.passed);
+    assert!(o
+        .reason
+        .unwrap()
+        .contains("none of the 1 samples of /quad1/supervisor/mode between 0.00 s and 59.90 s has a string, number or boolean at data"));
+}
+
+/// The truth of quad1 flying east at 1 m/s, 5 m up, at 50 Hz with stamps (the simulation
+/// time is the timeline's + 100 s), and an estimate at 10 Hz `offset(t)` metres north of it,
+/// received 0.3 s late.
+fn flight(offset: impl Fn(f64) -> f64, stamped: bool) -> Store {
+    let mut s = Store::new();
+    let header = |t: f64| {
+        let sim = t + 100.0;
+        json!({"stamp": {"sec": sim.floor() as i64, "nanosec": ((sim - sim.floor()) * 1e9).round() as i64}})
+    };
+    for i in 0..3000 {
+        let t = i as f64 * 0.02;
+        s.push(
+            "/fieldproof/truth/quad1/pose",
+            t,
+            json!({"header": header(t), "pose": {"position": {"x": t, "y": 0.0, "z": 5.0}}}),
+        );
+    }
+    for i in 0..590 {
+        let t = i as f64 * 0.1;
+        let mut m = json!({"pose": {"pose": {"position": {"x": t, "y": offset(t), "z": 5.0}}}});
+        if stamped {
+            m["header"] = header(t);
+        }
+        s.push("/quad1/odometry/filtered", t + 0.3, m);
+    }
+    s
+}
+
+fn eval_estimate(max_m: f64, w: Window, s: &Store) -> Outcome {
+    let tl = timeline_drop_at_10_for_30();
+    let truth = vec![(
+        "quad1".to_string(),
+        "/fieldproof/truth/quad1/pose".to_string(),
+    )];
+    let ev = Evidence {
+        store: s,
+        timeline: &tl,
+        end_s: 59.9,
+        links: None,
+        truth_topics: &truth,
+    };
+    evaluate_one(
+        &Assertion {
+            name: "estimate".into(),
+            check: Check::EstimateError {
+                vehicle: "quad1".into(),
+                topic: "/quad1/odometry/filtered".into(),
+                max_m,
+            },
+            window: w,
+        },
+        &ev,
+    )
+}
+
+#[test]
+fn estimate_error_compares_each_sample_with_the_truth_at_its_time() {
+    let all = window(false, false, 0.0, None);
+    // 0.5 m off, then 3 m off at 30 s and 2.5 m off until 32 s of the estimate's time.
+    let s = flight(
+        |t| match t {
+            _ if (30.0..30.05).contains(&t) => 3.0,
+            _ if (30.05..32.0).contains(&t) => 2.5,
+            _ => 0.5,
+        },
+        true,
+    );
+    let o = eval_estimate(2.0, all.clone(), &s);
+    assert!(!o.passed);
+    assert_eq!(o.observed["time_base"], "header.stamp");
+    assert_eq!(o.observed["over_bound"], 20);
+    assert!((o.observed["max_error_m"].as_f64().unwrap() - 3.0).abs() < 1e-9);
+    // The time of the maximum is when the sample was received, on the timeline.
+    assert!((o.observed["max_error_at_s"].as_f64().unwrap() - 30.3).abs() < 1e-9);
+    assert_eq!(
+        o.reason.unwrap(),
+        "assertion estimate: quad1's estimate on /quad1/odometry/filtered was 3.00 m from its truth at 30.30 s, above 2 m (20 of 590 samples above)"
+    );
+    // Within the bound; the 0.3 s delivery delay costs nothing (the stamps are compared).
+    let o = eval_estimate(3.5, all.clone(), &s);
+    assert!(o.passed, "{o:?}");
+    assert_eq!(o.observed["samples"], 590);
+    // A window after the excursion passes at 2 m.
+    assert!(eval_estimate(2.0, window(false, false, 33.0, None), &s).passed);
+    // Without stamps, the time of reception: the 0.3 s delay at 1 m/s shows.
+    let s = flight(|_| 0.0, false);
+    let o = eval_estimate(2.0, all, &s);
+    assert!(o.passed, "{o:?}");
+    assert_eq!(o.observed["time_base"], "received");
+    assert!((o.observed["max_error_m"].as_f64().unwrap() - 0.3).abs() < 1e-6);
+}
+
+#[test]
+fn an_estimate_error_that_cannot_be_evaluated_fails_naming_why() {
+    let all = window(false, false, 0.0, None);
+    let o = eval_estimate(2.0, all.clone(), &Store::new());
+    assert_eq!(
+        o.reason.unwrap(),
+        "assertion estimate: no samples of /quad1/odometry/filtered between 0.00 s and 59.90 s"
+    );
+    let mut s = Store::new();
+    s.push(
+        "/quad1/odometry/filtered",
+        1.0,
+        json!({"pose": {"pose": {"position": {"x": 0.0, "y": 0.0, "z": 0.0}}}}),
+    );
+    let o = eval_estimate(2.0, all.clone(), &s);
+    assert!(o
+        .reason
+        .unwrap()
+        .contains("no samples of /fieldproof/truth/quad1/pose (the truth pose of quad1)"));
+    // Truth only before the estimate: nothing to compare with.
+    s.push(
+        "/fieldproof/truth/quad1/pose",
+        0.0,
+        json!({"pose": {"position": {"x": 0.0, "y": 0.0, "z": 0.0}}}),
+    );
+    let o = eval_estimate(2.0, all.clone(), &s);
+    assert_eq!(
+        o.reason.unwrap(),
+        "assertion estimate: none of the 1 samples of /quad1/odometry/filtered between 0.00 s and 59.90 s falls within the truth of quad1"
+    );
+    // A non-finite estimate (recorded as null) fails.
+    let mut s = flight(|_| 0.0, true);
+    s.push(
+        "/quad1/odometry/filtered",
+        20.0,
+        json!({"header": {"stamp": {"sec": 120, "nanosec": 0}}, "pose": {"pose": {"position": {"x": f64::NAN, "y": 0.0, "z": 0.0}}}}),
+    );
+    let o = eval_estimate(2.0, all, &s);
+    assert_eq!(
+        o.reason.unwrap(),
+        "assertion estimate: quad1's estimate on /quad1/odometry/filtered has no finite position at 20.00 s (1 of 591 samples)"
+    );
+}
+
+#[test]
+fn every_check_without_samples_names_the_topic_the_same_way() {
+    let (s, tl) = (store(), timeline_drop_at_10_for_30());
+    let all = window(false, false, 0.0, None);
+    for check in [
+        Check::Unchanged {
+            topic: "/ugv1/none".into(),
+            fields: vec!["data".into()],
+        },
+        Check::MinRate {
+            topic: "/ugv1/none".into(),
+            hz: 1.0,
+        },
+        Check::Sequence {
+            topic: "/ugv1/none".into(),
+            field: "data".into(),
+            transitions: vec![Value::Bool(true)],
+            terminal: None,
+        },
+    ] {
+        let o = eval(check, all.clone(), &s, &tl);
+        assert!(!o.passed);
+        assert!(
+            o.reason
+                .as_ref()
+                .unwrap()
+                .starts_with("assertion a: no samples of /ugv1/none between 0.00 s and 59.90 s"),
+            "{o:?}"
+        );
+    }
+    let o = eval(
+        Check::Reached {
+            vehicle: "ugv2".into(),
+            goal: None,
+            pose: PoseSpec {
+                xyz: [0.0, 0.0, 0.0],
+                yaw_deg: 0.0,
+            },
+            radius_m: 1.0,
+        },
+        all,
+        &s,
+        &tl,
+    );
+    assert!(!o.passed);
+    assert!(o.reason.unwrap().contains("(the truth pose of ugv2)"));
+}
