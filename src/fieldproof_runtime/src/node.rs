@@ -729,12 +729,13 @@ impl Node {
                 q.to_profile(),
             )
             .map_err(|e| create_err("service", &resolved, e))?;
-        Ok(Server {
+        Ok(Server::new(
             inner,
-            name: resolved,
-            prefer_cyclone: self.inner.mapping == ServiceMapping::Cyclone,
-            _types: std::marker::PhantomData,
-        })
+            resolved,
+            self.inner.mapping == ServiceMapping::Cyclone,
+            self.inner.graph.clone(),
+            self.inner.context.domain_participant(),
+        ))
     }
 
     /// A service client for `service` of type `type_name` (`pkg/srv/Name`).

@@ -1,15 +1,25 @@
-//! Typed service servers and clients (the request/reply mappings are in `rpc`).
+//! Typed service servers and clients (the request/reply mappings are in `rpc`; a reply
+//! waits for the requester's reply reader in `reply_gate`).
+
+mod reply_gate;
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
 use std::time::Duration;
 
+use futures::stream::FuturesUnordered;
 use futures::StreamExt;
+use ros2_client::RmwRequestId;
 use serde::{de::DeserializeOwned, Deserialize, Serialize};
 
 use crate::graph::Graph;
 use crate::node::NodeError;
 use crate::rpc::{self, RawBody};
+use reply_gate::ReplyGate;
+
+/// At most this many replies of one server wait for their requester's reply reader; the
+/// ones beyond go out at once (a flood of requests costs no unbounded re-checking).
+const MAX_WAITING_REPLIES: usize = 64;
 
 /// Serde-transparent wrapper giving any serde type ros2-client's `Message` marker.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -18,16 +28,20 @@ pub(crate) struct Wire<T>(pub T);
 impl<T: Serialize + DeserializeOwned> ros2_client::Message for Wire<T> {}
 
 /// A typed service server. It answers requests in both ROS 2 request/reply mappings
-/// (Fast DDS's and rmw_cyclonedds'), see the `rpc` module.
+/// (Fast DDS's and rmw_cyclonedds'), see the `rpc` module. Each reply waits (up to
+/// 2 s by default, without holding up other requests) until the reply writer has
+/// matched the requester's reply reader, so a client that calls right after it was created
+/// gets its answer.
 pub struct Server<Req, Resp>
 where
     Req: Serialize + DeserializeOwned + Clone + Send + 'static,
     Resp: Serialize + DeserializeOwned + Send + 'static,
 {
-    pub(crate) inner: ros2_client::Server<RawBody, RawBody>,
-    pub(crate) name: String,
-    pub(crate) prefer_cyclone: bool,
-    pub(crate) _types: std::marker::PhantomData<fn(Req) -> Resp>,
+    inner: ros2_client::Server<RawBody, RawBody>,
+    name: String,
+    prefer_cyclone: bool,
+    gate: ReplyGate,
+    _types: std::marker::PhantomData<fn(Req) -> Resp>,
 }
 
 impl<Req, Resp> Server<Req, Resp>
@@ -35,37 +49,86 @@ where
     Req: Serialize + DeserializeOwned + Clone + Send + 'static,
     Resp: Serialize + DeserializeOwned + Send + 'static,
 {
-    /// Answers requests with `handler` until the future is dropped.
-    pub async fn serve(&self, mut handler: impl FnMut(Req) -> Resp) {
-        let stream = self.inner.receive_request_stream();
-        futures::pin_mut!(stream);
-        while let Some(r) = stream.next().await {
-            let (id, raw) = match r {
-                Ok(x) => x,
-                Err(e) => {
-                    tracing::warn!("service '{}': bad request: {e:?}", self.name);
-                    continue;
-                }
-            };
-            let (framing, req) = match rpc::decode_request::<Req>(&raw.0, self.prefer_cyclone) {
-                Ok(x) => x,
-                Err(e) => {
-                    tracing::warn!("service '{}': undecodable request: {e}", self.name);
-                    continue;
-                }
-            };
-            let reply = match rpc::encode_reply(framing, &handler(req)) {
-                Ok(r) => r,
-                Err(e) => {
-                    tracing::warn!("service '{}': encoding the reply: {e}", self.name);
-                    continue;
-                }
-            };
-            if let Err(e) = self.inner.async_send_response(id, reply).await {
-                tracing::warn!("service '{}': sending response: {e:?}", self.name);
-            }
+    /// A server on `inner`, named `name` (resolved); `graph` and `participant` are its
+    /// node's, to see which requesters' reply readers are matched.
+    pub(crate) fn new(
+        inner: ros2_client::Server<RawBody, RawBody>,
+        name: String,
+        prefer_cyclone: bool,
+        graph: Arc<Graph>,
+        participant: rustdds::DomainParticipant,
+    ) -> Self {
+        Server {
+            inner,
+            gate: ReplyGate::new(graph, participant, &name),
+            name,
+            prefer_cyclone,
+            _types: std::marker::PhantomData,
         }
     }
+
+    /// Sets how long a reply waits for the requester's reply reader to be matched before it
+    /// is sent anyway (default 2 s).
+    pub fn with_reply_match_wait(mut self, wait: Duration) -> Self {
+        self.gate.set_wait(wait);
+        self
+    }
+
+    /// Answers requests with `handler` until the future is dropped. `handler` runs as each
+    /// request arrives, in order; its reply goes out once the requester's reply reader is
+    /// matched (or the wait is over), while later requests are handled meanwhile.
+    pub async fn serve(&self, mut handler: impl FnMut(Req) -> Resp) {
+        let requests = self.inner.receive_request_stream();
+        futures::pin_mut!(requests);
+        let mut replies = FuturesUnordered::new();
+        loop {
+            futures::select! {
+                r = requests.next() => match r {
+                    Some(r) => {
+                        if let Some((id, reply)) = self.answer(r, &mut handler) {
+                            let wait = replies.len() < MAX_WAITING_REPLIES;
+                            replies.push(self.send_when_matched(id, reply, wait));
+                        }
+                    }
+                    None => break,
+                },
+                () = replies.select_next_some() => {}
+            }
+        }
+        while replies.next().await.is_some() {}
+    }
+
+    /// Decodes a request, runs `handler` and encodes its reply; `None` (logged) when the
+    /// request cannot be read or the reply cannot be encoded.
+    fn answer(
+        &self,
+        request: ros2_client::ReadResult<(RmwRequestId, RawBody)>,
+        handler: &mut impl FnMut(Req) -> Resp,
+    ) -> Option<(RmwRequestId, RawBody)> {
+        let (id, raw) = request
+            .map_err(|e| tracing::warn!("service '{}': bad request: {e:?}", self.name))
+            .ok()?;
+        let (framing, req) = rpc::decode_request::<Req>(&raw.0, self.prefer_cyclone)
+            .map_err(|e| tracing::warn!("service '{}': undecodable request: {e}", self.name))
+            .ok()?;
+        let reply = rpc::encode_reply(framing, &handler(req))
+            .map_err(|e| tracing::warn!("service '{}': encoding the reply: {e}", self.name))
+            .ok()?;
+        Some((id, reply))
+    }
+
+    /// Sends `reply` once the requester's reply reader is matched, or after the wait
+    /// (warning, throttled, that it may be lost); at once if not to `wait`.
+    async fn send_when_matched(&self, id: RmwRequestId, reply: RawBody, wait: bool) {
+        let requester = rustdds::GUID::from(id.writer_gid);
+        if wait && !self.gate.wait_for(requester).await {
+            self.gate.warn_unmatched(&self.name, requester);
+        }
+        if let Err(e) = self.inner.async_send_response(id, reply).await {
+            tracing::warn!("service '{}': sending response: {e:?}", self.name);
+        }
+    }
+
     /// The resolved service name.
     pub fn name(&self) -> &str {
         &self.name
