@@ -291,6 +291,59 @@ fn flapping_health_escalates_to_land_instead_of_alternating() {
 }
 
 #[test]
+fn mutation_without_the_episode_rule_flapping_alternates_forever() {
+    // The mutation the scenarios' proof uses: recovery without the 2 s episode rule.
+    let config = PolicyConfig {
+        episode_s: 1e9,
+        ..PolicyConfig::default()
+    };
+    let mut policy = Policy::new(config).unwrap();
+    run(&mut policy, (0..=20).map(healthy));
+    // 0.2 s dropouts every 1.5 s: HOLD, recovery, ACTIVE, again, never LAND.
+    let frames = (21..400).map(|index| {
+        if (index - 21) % 30 < 4 {
+            gnss_stale(index)
+        } else {
+            healthy(index)
+        }
+    });
+    let modes = run(&mut policy, frames);
+    assert!(modes.iter().all(|(mode, _)| *mode != Mode::Land));
+    let entries_into_active = modes
+        .windows(2)
+        .filter(|pair| pair[0].0 == Mode::Hold && pair[1].0 == Mode::Active)
+        .count();
+    assert!(entries_into_active > 10, "{entries_into_active}");
+    // The same input with the rule lands.
+    let mut policy = active_policy();
+    let frames = (21..400).map(|index| {
+        if (index - 21) % 30 < 4 {
+            gnss_stale(index)
+        } else {
+            healthy(index)
+        }
+    });
+    assert!(run(&mut policy, frames)
+        .iter()
+        .any(|(mode, reason)| *mode == Mode::Land && reason == "fault_episode"));
+}
+
+#[test]
+fn mutation_without_a_battery_floor_an_empty_battery_flies_on() {
+    let config = PolicyConfig {
+        battery_floor: 0.0,
+        ..PolicyConfig::default()
+    };
+    let mut policy = Policy::new(config).unwrap();
+    run(&mut policy, (0..=20).map(healthy));
+    let mut frame = healthy(21);
+    frame.battery = 0.0;
+    assert_eq!(step(&mut policy, frame.clone()).mode, Mode::Active);
+    let mut policy = active_policy();
+    assert_eq!(step(&mut policy, frame).reason, "battery_low");
+}
+
+#[test]
 fn active_to_complete_when_the_goal_is_accepted() {
     let mut policy = active_policy();
     let mut frame = healthy(21);
