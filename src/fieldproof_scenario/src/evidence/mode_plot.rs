@@ -127,7 +127,8 @@ pub fn mode_timeline(
         let root = root
             .titled(title, ("sans-serif", 20))
             .map_err(|e| err(&e))?;
-        let (band_area, rest) = root.split_vertically(130);
+        let (band_and_legend, rest) = root.split_vertically(130);
+        let (band_area, legend_area) = band_and_legend.split_vertically(108);
         let (alt_area, speed_area) = rest.split_vertically(225);
         let mut c = ChartBuilder::on(&band_area)
             .margin(10)
@@ -144,17 +145,13 @@ pub fn mode_timeline(
         let mut legend: Vec<String> = Vec::new();
         for (from, to, mode) in &bands {
             let colour = mode_colour(mode, &others);
-            let series = c
-                .draw_series(std::iter::once(Rectangle::new(
-                    [(*from, 0.0), (*to, 1.0)],
-                    colour.mix(0.8).filled(),
-                )))
-                .map_err(|e| err(&e))?;
+            c.draw_series(std::iter::once(Rectangle::new(
+                [(*from, 0.0), (*to, 1.0)],
+                colour.mix(0.8).filled(),
+            )))
+            .map_err(|e| err(&e))?;
             if !legend.contains(mode) {
                 legend.push(mode.clone());
-                series.label(mode.clone()).legend(move |(x, y)| {
-                    Rectangle::new([(x, y - 5), (x + 12, y + 5)], colour.filled())
-                });
             }
             // The name inside its band when the band is wide enough to hold it.
             if (to - from) / (t1 - t0) > 0.06 {
@@ -166,14 +163,24 @@ pub fn mode_timeline(
                 .map_err(|e| err(&e))?;
             }
         }
-        if !legend.is_empty() {
-            c.configure_series_labels()
-                .position(SeriesLabelPosition::UpperRight)
-                .background_style(WHITE.mix(0.85))
-                .border_style(BLACK.mix(0.3))
-                .label_font(("sans-serif", 11))
-                .draw()
+        // The legend on its own strip under the bands (a short band has no room for its
+        // name): each mode seen, in order of appearance.
+        let mut x = 70;
+        for mode in &legend {
+            legend_area
+                .draw(&Rectangle::new(
+                    [(x, 6), (x + 12, 16)],
+                    mode_colour(mode, &others).filled(),
+                ))
                 .map_err(|e| err(&e))?;
+            legend_area
+                .draw(&Text::new(
+                    mode.clone(),
+                    (x + 16, 5),
+                    ("sans-serif", 12).into_font(),
+                ))
+                .map_err(|e| err(&e))?;
+            x += 36 + 8 * mode.chars().count().min(24) as i32;
         }
         draw_line(
             &alt_area,
