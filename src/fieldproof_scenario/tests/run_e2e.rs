@@ -435,6 +435,43 @@ fn a_stack_that_dies_during_the_bring_up_is_named() {
 }
 
 #[test]
+#[ignore = "needs the suite's binaries and scripts/netns-run; ~15 s"]
+fn a_vehicles_evidence_directory_is_named_to_its_processes_and_listed() {
+    fieldproof_testkit::contain_or_return!();
+    let (summary, record) = run_file(&fixture("quad_evidence.yaml"));
+    // The stack wrote where FIELDPROOF_EVIDENCE_DIR said; run.json lists it.
+    let quad = &record["vehicles"][0];
+    assert_eq!(quad["name"], "quad1");
+    assert_eq!(
+        strings(&quad["evidence"]),
+        ["supervisor/frames.in"],
+        "{quad:#}"
+    );
+    let dir = PathBuf::from(quad["evidence_dir"].as_str().unwrap());
+    assert!(dir.ends_with("run/quad1"), "{}", dir.display());
+    assert_eq!(
+        std::fs::read_to_string(dir.join("supervisor/frames.in")).unwrap(),
+        "1 0.05\n"
+    );
+    // The quad's mode was recorded by default and never published: the sequence cannot be
+    // evaluated, and fails saying so.
+    assert_eq!(summary.exit_code, 1, "{:?}", summary.reasons);
+    assert_eq!(assertions_with(&record, false), ["modes"]);
+    assert!(
+        summary.reasons[0].starts_with(
+            "assertion modes: no samples of /quad1/supervisor/mode between 0.00 s and "
+        ),
+        "{:?}",
+        summary.reasons
+    );
+    let report = std::fs::read_to_string(dir.parent().unwrap().join("report.md")).unwrap();
+    assert!(
+        report.contains("| quad1 | sh |  | quad1/supervisor/frames.in |"),
+        "{report}"
+    );
+}
+
+#[test]
 #[ignore = "needs the suite's binaries, root (network namespaces) and scripts/netns-run; ~40 s"]
 fn a_vehicle_without_its_failsafe_fails_naming_the_assertions() {
     fieldproof_testkit::contain_or_return!();
