@@ -1,0 +1,347 @@
+//! What `mission_supervisor` gathers between control cycles, and the frame it makes of it.
+//!
+//! All times are the node's clock (simulation time under `use_sim_time`), in nanoseconds.
+//!
+//! - IMU, GNSS and camera: the **header stamp** (capture time), not the receipt time. A
+//!   sensor whose driver hangs and repeats its last message (the bridge's `freeze` fault)
+//!   must read as stale, which only its stamp shows. The stamp is trusted no further than
+//!   the node's clock: a stamp ahead of the receipt time (the sensor's `/clock` sample
+//!   reached its publisher before ours) counts as received now. The newest stamp wins
+//!   (a late, older sample does not age the source).
+//! - Ground-station link: the **receipt time** of the newest `gcs/heartbeat`, as
+//!   `link_monitor` judges the link (what matters is that it arrives).
+//! - Battery: `BatteryState.percentage`, a fraction 0..1 as the battery adapter publishes it.
+//! - Position: `odometry/filtered`; target: `mission/target`; complete: `mission/complete`.
+//!
+//! Before a source has been heard its stamp is 0 (stale), the position is the origin, the
+//! target is the position (no motion asked), the battery 0 (empty) — the node does not write
+//! frames before every required source was heard once ([`Inputs::missing`]), so the last
+//! two only show in a frame assembled by hand.
+
+use crate::supervisor::protocol::Frame;
+
+/// Where the vision freshness comes from (parameter `vision_source`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum VisionSource {
+    /// Vision is ignored: the core runs with `--vision-required=false`.
+    None,
+    /// The camera's capture stamps (`camera/image`); inference takes no time.
+    Camera,
+    /// The perception node's health (issue 18); not available yet.
+    Perception,
+}
+
+impl VisionSource {
+    /// The parameter's choices.
+    pub const CHOICES: [&'static str; 3] = ["none", "camera", "perception"];
+
+    /// The parameter's value as a source; `perception` is refused (its node is not built).
+    pub fn parse(value: &str) -> Result<VisionSource, String> {
+        match value {
+            "none" => Ok(VisionSource::None),
+            "camera" => Ok(VisionSource::Camera),
+            "perception" => Err(
+                "vision_source perception: the perception node (issue 18) is not built yet".into(),
+            ),
+            other => Err(format!(
+                "vision_source: {other:?} is not one of none, camera, perception"
+            )),
+        }
+    }
+
+    /// The flags this source adds to the core's command line.
+    pub fn core_flags(self) -> Vec<String> {
+        match self {
+            VisionSource::None => vec!["--vision-required=false".to_string()],
+            VisionSource::Camera | VisionSource::Perception => Vec::new(),
+        }
+    }
+}
+
+/// A sample the supervisor refused to use (it keeps the previous value).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{field}: {value} {why}: sample ignored")]
+pub struct Refused {
+    /// The message field.
+    pub field: &'static str,
+    /// Its value, as received.
+    pub value: String,
+    /// What is wrong with it.
+    pub why: &'static str,
+}
+
+/// The newest value of each source (see the module documentation).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Inputs {
+    imu_ns: Option<i64>,
+    gnss_ns: Option<i64>,
+    vision_ns: Option<i64>,
+    link_ns: Option<i64>,
+    battery: Option<f64>,
+    position: Option<[f64; 3]>,
+    target: Option<[f64; 3]>,
+    inference_ms: f64,
+    complete: bool,
+}
+
+/// A capture stamp trusted no further than the receipt time, kept if newer than `slot`.
+fn newest_capture(slot: &mut Option<i64>, stamp_ns: i64, receipt_ns: i64) {
+    let stamp = stamp_ns.min(receipt_ns).max(0);
+    *slot = Some(slot.map_or(stamp, |old| old.max(stamp)));
+}
+
+fn finite_point(field: &'static str, p: [f64; 3]) -> Result<[f64; 3], Refused> {
+    if p.iter().all(|v| v.is_finite()) {
+        Ok(p)
+    } else {
+        Err(Refused {
+            field,
+            value: format!("{p:?}"),
+            why: "is not finite",
+        })
+    }
+}
+
+/// Nanoseconds as seconds (monotonic: a <= b stays a <= b).
+fn seconds(ns: i64) -> f64 {
+    ns as f64 / 1e9
+}
+
+impl Inputs {
+    /// Nothing heard yet.
+    pub fn new() -> Inputs {
+        Inputs::default()
+    }
+
+    /// An IMU sample stamped `stamp_ns`, received at `receipt_ns`.
+    pub fn imu(&mut self, stamp_ns: i64, receipt_ns: i64) {
+        newest_capture(&mut self.imu_ns, stamp_ns, receipt_ns);
+    }
+
+    /// A GNSS fix stamped `stamp_ns`, received at `receipt_ns`.
+    pub fn gnss(&mut self, stamp_ns: i64, receipt_ns: i64) {
+        newest_capture(&mut self.gnss_ns, stamp_ns, receipt_ns);
+    }
+
+    /// A camera image stamped `stamp_ns` (its capture), received at `receipt_ns`; the
+    /// camera source reports no inference time.
+    pub fn camera(&mut self, stamp_ns: i64, receipt_ns: i64) {
+        newest_capture(&mut self.vision_ns, stamp_ns, receipt_ns);
+        self.inference_ms = 0.0;
+    }
+
+    /// A ground-station heartbeat received at `receipt_ns`.
+    pub fn heartbeat(&mut self, receipt_ns: i64) {
+        self.link_ns = Some(self.link_ns.map_or(receipt_ns, |old| old.max(receipt_ns)));
+    }
+
+    /// A battery percentage (fraction 0..1); anything else is refused.
+    pub fn battery(&mut self, percentage: f64) -> Result<(), Refused> {
+        if !(0.0..=1.0).contains(&percentage) {
+            return Err(Refused {
+                field: "battery_state.percentage",
+                value: percentage.to_string(),
+                why: "is not a fraction in [0, 1]",
+            });
+        }
+        self.battery = Some(percentage);
+        Ok(())
+    }
+
+    /// The estimated position (ENU, m); a non-finite one is refused.
+    pub fn position(&mut self, p: [f64; 3]) -> Result<(), Refused> {
+        self.position = Some(finite_point("odometry/filtered.pose.pose.position", p)?);
+        Ok(())
+    }
+
+    /// The current target waypoint (ENU, m); a non-finite one is refused.
+    pub fn target(&mut self, p: [f64; 3]) -> Result<(), Refused> {
+        self.target = Some(finite_point("mission/target.pose.position", p)?);
+        Ok(())
+    }
+
+    /// The mission-complete flag.
+    pub fn complete(&mut self, complete: bool) {
+        self.complete = complete;
+    }
+
+    /// The topics (relative names) the node waits for before its first frame: every
+    /// source but the target (which defaults to the position) and the complete flag.
+    pub fn missing(&self, vision: VisionSource) -> Vec<&'static str> {
+        let mut missing = Vec::new();
+        let mut need = |heard: bool, topic: &'static str| {
+            if !heard {
+                missing.push(topic);
+            }
+        };
+        need(self.imu_ns.is_some(), "imu/data");
+        need(self.gnss_ns.is_some(), "gps/fix");
+        if vision != VisionSource::None {
+            need(self.vision_ns.is_some(), "camera/image");
+        }
+        need(self.link_ns.is_some(), "gcs/heartbeat");
+        need(self.battery.is_some(), "battery_state");
+        need(self.position.is_some(), "odometry/filtered");
+        missing
+    }
+
+    /// The frame for control cycle `sequence` at `now_ns`: every stamp clamped to
+    /// `[0, now]` (the core refuses a stamp after `now`), unheard sources as the module
+    /// documentation says.
+    pub fn frame(&self, sequence: u64, now_ns: i64) -> Frame {
+        let now_ns = now_ns.max(0);
+        let stamp = |s: Option<i64>| seconds(s.unwrap_or(0).clamp(0, now_ns));
+        let position = self.position.unwrap_or([0.0; 3]);
+        Frame {
+            sequence,
+            now: seconds(now_ns),
+            imu_stamp: stamp(self.imu_ns),
+            gnss_stamp: stamp(self.gnss_ns),
+            vision_stamp: stamp(self.vision_ns),
+            link_stamp: stamp(self.link_ns),
+            battery: self.battery.unwrap_or(0.0),
+            position,
+            target: self.target.unwrap_or(position),
+            inference_ms: self.inference_ms,
+            complete: self.complete,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const S: i64 = 1_000_000_000;
+    const MS: i64 = 1_000_000;
+
+    #[test]
+    fn nothing_heard_is_stale_at_the_origin_and_asks_no_motion() {
+        let f = Inputs::new().frame(1, 5 * S);
+        assert_eq!(f.sequence, 1);
+        assert_eq!(f.now, 5.0);
+        assert_eq!(
+            [f.imu_stamp, f.gnss_stamp, f.vision_stamp, f.link_stamp],
+            [0.0; 4]
+        );
+        assert_eq!(f.position, [0.0; 3]);
+        assert_eq!(f.target, f.position);
+        assert_eq!(f.battery, 0.0);
+        assert_eq!(f.inference_ms, 0.0);
+        assert!(!f.complete);
+    }
+
+    #[test]
+    fn sensors_report_their_capture_stamps_and_the_link_its_receipt_time() {
+        let mut i = Inputs::new();
+        i.imu(2 * S, 2 * S + 3 * MS);
+        i.gnss(S + 900 * MS, 2 * S);
+        i.camera(S + 950 * MS, 2 * S);
+        i.heartbeat(2 * S + 10 * MS);
+        let f = i.frame(7, 2 * S + 50 * MS);
+        assert_eq!(f.imu_stamp, 2.0);
+        assert_eq!(f.gnss_stamp, 1.9);
+        assert_eq!(f.vision_stamp, 1.95);
+        assert_eq!(f.link_stamp, 2.01);
+        assert_eq!(f.now, 2.05);
+    }
+
+    #[test]
+    fn a_frozen_sensor_stays_stale_and_a_late_older_sample_does_not_age_it() {
+        let mut i = Inputs::new();
+        i.gnss(S, S);
+        // `freeze`: the same message (stamp included) again and again.
+        for k in 1..=30 {
+            i.gnss(S, S + k * 100 * MS);
+        }
+        assert_eq!(i.frame(1, 4 * S).gnss_stamp, 1.0);
+        i.imu(3 * S, 3 * S);
+        i.imu(2 * S, 3 * S + MS);
+        assert_eq!(i.frame(2, 4 * S).imu_stamp, 3.0);
+    }
+
+    #[test]
+    fn stamps_are_never_after_now() {
+        let mut i = Inputs::new();
+        // A stamp ahead of our clock at receipt counts as received then.
+        i.imu(5 * S, 4 * S);
+        assert_eq!(i.frame(1, 4 * S + 50 * MS).imu_stamp, 4.0);
+        // A frame assembled before the clock caught up is clamped to now.
+        i.heartbeat(6 * S);
+        let f = i.frame(2, 3 * S);
+        assert!(f.link_stamp <= f.now && f.imu_stamp <= f.now, "{f:?}");
+        // Negative stamps are not nonnegative: zero.
+        let mut j = Inputs::new();
+        j.camera(-5, S);
+        assert_eq!(j.frame(1, S).vision_stamp, 0.0);
+    }
+
+    #[test]
+    fn battery_position_and_target_pass_through_and_bad_ones_are_refused() {
+        let mut i = Inputs::new();
+        i.battery(0.42).unwrap();
+        i.position([1.0, 2.0, 3.0]).unwrap();
+        let f = i.frame(1, S);
+        assert_eq!(f.battery, 0.42);
+        assert_eq!(f.position, [1.0, 2.0, 3.0]);
+        assert_eq!(f.target, [1.0, 2.0, 3.0], "no target yet: stay");
+        i.target([10.0, -4.0, 8.0]).unwrap();
+        i.complete(true);
+        let f = i.frame(2, S + 1);
+        assert_eq!(f.target, [10.0, -4.0, 8.0]);
+        assert!(f.complete);
+
+        let e = i.battery(42.0).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "battery_state.percentage: 42 is not a fraction in [0, 1]: sample ignored"
+        );
+        assert!(i.battery(f64::NAN).is_err());
+        let e = i.position([f64::NAN, 0.0, 0.0]).unwrap_err();
+        assert_eq!(e.field, "odometry/filtered.pose.pose.position");
+        assert!(i.target([0.0, f64::INFINITY, 0.0]).is_err());
+        let f = i.frame(3, 2 * S);
+        assert_eq!(f.battery, 0.42, "the previous value stays");
+        assert_eq!(f.position, [1.0, 2.0, 3.0]);
+        assert_eq!(f.target, [10.0, -4.0, 8.0]);
+    }
+
+    #[test]
+    fn the_first_frame_waits_for_every_required_source() {
+        let mut i = Inputs::new();
+        assert_eq!(
+            i.missing(VisionSource::Camera),
+            [
+                "imu/data",
+                "gps/fix",
+                "camera/image",
+                "gcs/heartbeat",
+                "battery_state",
+                "odometry/filtered"
+            ]
+        );
+        assert!(!i.missing(VisionSource::None).contains(&"camera/image"));
+        i.imu(1, 1);
+        i.gnss(1, 1);
+        i.heartbeat(1);
+        i.battery(1.0).unwrap();
+        i.position([0.0; 3]).unwrap();
+        assert!(i.missing(VisionSource::None).is_empty());
+        assert_eq!(i.missing(VisionSource::Camera), ["camera/image"]);
+        i.camera(1, 1);
+        assert!(i.missing(VisionSource::Camera).is_empty());
+    }
+
+    #[test]
+    fn vision_sources() {
+        assert_eq!(VisionSource::parse("none"), Ok(VisionSource::None));
+        assert_eq!(VisionSource::parse("camera"), Ok(VisionSource::Camera));
+        assert_eq!(
+            VisionSource::parse("perception").unwrap_err(),
+            "vision_source perception: the perception node (issue 18) is not built yet"
+        );
+        assert!(VisionSource::parse("lidar").is_err());
+        assert_eq!(VisionSource::None.core_flags(), ["--vision-required=false"]);
+        assert!(VisionSource::Camera.core_flags().is_empty());
+    }
+}
