@@ -322,8 +322,27 @@ pub fn evaluate_one(a: &Assertion, ev: &Evidence) -> Outcome {
                     (begins && mine).then(|| json!({"t_s": t, "event": ev}))
                 })
                 .collect();
-            out.observed = json!({ "collisions": hits });
-            if hits.is_empty() {
+            // The simulator's truth of the vehicle(s) in the window witnesses that it ran:
+            // without it no collision would prove nothing.
+            let witnesses: Vec<&str> = ev
+                .truth_topics
+                .iter()
+                .filter(|(v, _)| vehicle.as_ref().is_none_or(|x| x == v))
+                .map(|(_, t)| t.as_str())
+                .collect();
+            let witnessed = witnesses
+                .iter()
+                .any(|t| ev.store.window(t, lo, hi).next().is_some());
+            out.observed = json!({ "collisions": hits, "truth_topics": witnesses });
+            if hits.is_empty() && !witnessed {
+                fail(
+                    &mut out,
+                    format!(
+                        "{} (the simulator's truth: without it, no collision proves nothing)",
+                        no_samples(&witnesses.join(", "), lo, hi)
+                    ),
+                );
+            } else if hits.is_empty() {
                 out.passed = true;
             } else {
                 let first = &hits[0];

@@ -647,6 +647,19 @@ fn every_check_without_samples_names_the_topic_the_same_way() {
             "{o:?}"
         );
     }
+    // No collision needs the simulator's truth in the window to say anything.
+    let o = eval(
+        Check::NoCollision {
+            vehicle: Some("ugv1".into()),
+        },
+        window(false, false, 0.0, Some(10.0)),
+        &Store::new(),
+        &tl,
+    );
+    assert_eq!(
+        o.reason.unwrap(),
+        "assertion a: no samples of /fieldproof/truth/ugv1/pose between 0.00 s and 10.00 s (the simulator's truth: without it, no collision proves nothing)"
+    );
     let o = eval(
         Check::Reached {
             vehicle: "ugv2".into(),
