@@ -8,11 +8,13 @@
 //! - [`Manifest::interfaces`] flattens the drive's interfaces and the sensors' outputs with
 //!   the sensor defaults applied; [`bridge::adapter_for`] / [`bridge::is_hidden`] decide,
 //!   once for every tool, which of them reach their contract topic through an adapter.
-//! - [`World::load`] reads a world: obstacles, geodetic origin, spawn frames, goals.
+//! - [`World::load`] reads a world: obstacles, geodetic origin, spawn frames, goals;
+//!   [`geo`] converts ENU metres about its origin to WGS 84 and back.
 //! - [`yaml_guard::check`] refuses YAML text too large or nested too deep, before parsing.
 
 pub mod bridge;
 pub mod error;
+pub mod geo;
 mod load;
 pub mod manifest;
 pub mod world;

@@ -1,4 +1,5 @@
-//! Small geometry: planar poses, rotations from roll/pitch/yaw, ENU to geodetic.
+//! Small geometry: planar poses, rotations from roll/pitch/yaw (ENU to geodetic is
+//! `fieldproof_robots::geo`, shared with the localizer).
 
 use fieldproof_msgs::builtin_interfaces::Time;
 use fieldproof_msgs::geometry_msgs::{Quaternion, Transform, Vector3};
@@ -118,25 +119,6 @@ pub fn ros_time(t_ns: i64) -> Time {
     Time::from_nanos(t_ns)
 }
 
-/// WGS84 semi-major axis.
-const WGS84_A: f64 = 6_378_137.0;
-/// WGS84 first eccentricity squared.
-const WGS84_E2: f64 = 6.694_379_990_14e-3;
-
-/// Converts local ENU metres around a geodetic origin to latitude, longitude (degrees) and
-/// altitude, on the tangent plane with the ellipsoid's radii of curvature at the origin
-/// (sub-centimetre over the few kilometres of a simulated world).
-pub fn enu_to_geodetic(lat0_deg: f64, lon0_deg: f64, alt0_m: f64, enu: V3) -> (f64, f64, f64) {
-    let lat0 = lat0_deg.to_radians();
-    let s = lat0.sin();
-    let w = (1.0 - WGS84_E2 * s * s).sqrt();
-    let n = WGS84_A / w; // prime vertical radius
-    let m = WGS84_A * (1.0 - WGS84_E2) / (w * w * w); // meridian radius
-    let lat = lat0_deg + (enu[1] / (m + alt0_m)).to_degrees();
-    let lon = lon0_deg + (enu[0] / ((n + alt0_m) * lat0.cos())).to_degrees();
-    (lat, lon, alt0_m + enu[2])
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -169,17 +151,6 @@ mod tests {
         let r = q.relative_to(&origin);
         assert!((r.x - 1.0).abs() < 1e-12 && r.y.abs() < 1e-12);
         assert!((r.yaw - std::f64::consts::FRAC_PI_2).abs() < 1e-12);
-    }
-
-    #[test]
-    fn one_degree_of_latitude_is_about_111_km() {
-        let (lat, lon, alt) = enu_to_geodetic(48.0, 11.0, 500.0, [0.0, 111_200.0, 10.0]);
-        assert!((lat - 49.0).abs() < 0.01, "{lat}");
-        assert_eq!(lon, 11.0);
-        assert_eq!(alt, 510.0);
-        let (_, lon, _) = enu_to_geodetic(48.0, 11.0, 0.0, [1000.0, 0.0, 0.0]);
-        // 1 km east at 48 N: 1000 / (6390 km * cos 48) rad.
-        assert!((lon - 11.0 - 0.013_42).abs() < 1e-4, "{lon}");
     }
 
     #[test]

@@ -5,10 +5,10 @@
 
 use fieldproof_msgs::sensor_msgs::{NavSatFix, NavSatStatus};
 use fieldproof_msgs::std_msgs::Header;
-use fieldproof_robots::GeoOrigin;
+use fieldproof_robots::{geo, GeoOrigin};
 
 use super::Output;
-use crate::math::{enu_to_geodetic, ros_time};
+use crate::math::ros_time;
 use crate::msg::Msg;
 use crate::vehicles::Vehicle;
 
@@ -21,12 +21,7 @@ pub fn sample(out: &mut Output, v: &Vehicle, origin: &GeoOrigin, t_ns: i64) -> M
         p[1] + out.rng.gauss(n.horizontal_stddev_m),
         p[2] + out.rng.gauss(n.vertical_stddev_m),
     ];
-    let (lat, lon, alt) = enu_to_geodetic(
-        origin.latitude_deg,
-        origin.longitude_deg,
-        origin.altitude_m,
-        enu,
-    );
+    let (lat, lon, alt) = geo::enu_to_geodetic(origin, enu);
     Msg::NavSatFix(NavSatFix {
         header: Header {
             stamp: ros_time(t_ns),
