@@ -191,6 +191,20 @@ impl Warnings {
     }
 }
 
+/// The localizer, its totals logged when the node ends (on SIGINT the runtime drops the
+/// body, so the end of the loop is never reached).
+struct TotalsAtExit(Localizer);
+
+impl Drop for TotalsAtExit {
+    fn drop(&mut self) {
+        let c = self.0.counters();
+        tracing::info!(
+            "used {} IMU samples and {} fixes; skipped {} non-finite, {} NO_FIX, {} refused by the filter; {} restarts",
+            c.imu_samples, c.fixes, c.non_finite, c.no_fix, c.refused, c.restarts
+        );
+    }
+}
+
 fn main() -> std::process::ExitCode {
     let mut builder = NodeBuilder::new("localizer");
     let params = declare(&mut builder);
@@ -199,7 +213,7 @@ fn main() -> std::process::ExitCode {
         |node| async move {
             let ament = std::env::var("AMENT_PREFIX_PATH").ok();
             let origin = params.origin().resolve(ament.as_deref())?;
-            let mut localizer = Localizer::new(origin, params.config())?;
+            let mut localizer = TotalsAtExit(Localizer::new(origin, params.config())?);
             tracing::info!(
                 "origin {:.7} deg N, {:.7} deg E, {:.2} m",
                 origin.latitude_deg,
@@ -214,19 +228,19 @@ fn main() -> std::process::ExitCode {
             loop {
                 futures::select! {
                     m = imu_sub.recv().fuse() => {
-                        if let Err(refusal) = localizer.on_imu(&m?) {
+                        if let Err(refusal) = localizer.0.on_imu(&m?) {
                             warnings.warn(imu_sub.topic(), &refusal);
                         }
                     }
                     m = fix_sub.recv().fuse() => {
                         let (restarts, started) = (
-                            localizer.counters().restarts,
-                            localizer.filter().time_ns().is_some(),
+                            localizer.0.counters().restarts,
+                            localizer.0.filter().time_ns().is_some(),
                         );
-                        match localizer.on_fix(&m?) {
+                        match localizer.0.on_fix(&m?) {
                             Err(refusal) => warnings.warn(fix_sub.topic(), &refusal),
-                            Ok(()) if !started || localizer.counters().restarts > restarts => {
-                                let e = localizer.filter().estimate().expect("started");
+                            Ok(()) if !started || localizer.0.counters().restarts > restarts => {
+                                let e = localizer.0.filter().estimate().expect("started");
                                 tracing::info!(
                                     "{} at ({:.2}, {:.2}, {:.2}) m ENU",
                                     if started { "clock went back: restarted" } else { "first fix: started" },
@@ -237,18 +251,13 @@ fn main() -> std::process::ExitCode {
                         }
                     }
                     _ = timer.tick().fuse() => {
-                        if let Some(odom) = localizer.odometry(node.clock().now_nanos()) {
+                        if let Some(odom) = localizer.0.odometry(node.clock().now_nanos()) {
                             out.publish(odom)?;
                         }
                     }
                     _ = node.shutdown_requested().fuse() => break,
                 }
             }
-            let c = localizer.counters();
-            tracing::info!(
-                "used {} IMU samples and {} fixes; skipped {} non-finite, {} NO_FIX, {} refused by the filter",
-                c.imu_samples, c.fixes, c.non_finite, c.no_fix, c.refused
-            );
             Ok(())
         },
     )
