@@ -277,3 +277,133 @@ fn estimates_within_2_m_of_the_truth_from_noisy_imu_and_gnss() {
     assert!(!summary.contains("skipped 0 non-finite"), "{summary}");
     assert!(!summary.contains(", 0 NO_FIX"), "{summary}");
 }
+
+/// The simulator's own IMU and raw NavSat (the library, stepped in simulation time, no DDS)
+/// on `worlds/inspection.yaml`: quad_ref takes off from its pad, flies east, yaws on the spot,
+/// flies sideways (west) and climbs; the localizer, fed exactly what the simulator publishes and
+/// given the world's origin, stays within 2 m of the simulator's truth. This holds the two
+/// ends of `fieldproof_robots::geo` and the IMU convention (orientation in the world, specific
+/// force with gravity in the sensor frame) together.
+#[test]
+fn tracks_the_simulators_truth_from_its_own_imu_and_navsat() {
+    use fieldproof_mission::localization::{Localizer, LocalizerConfig};
+    use fieldproof_runtime::msgs::geometry_msgs::{Twist, Vector3};
+    use fieldproof_sim::{Msg, SimConfig, Simulation, Sink, Spawn, SpawnSpec};
+
+    /// Keeps the IMU samples and fixes, skips everything else (the camera is expensive).
+    struct Sensors {
+        wanted: Vec<usize>,
+        samples: Vec<Msg>,
+    }
+    impl Sink for Sensors {
+        fn publish(&mut self, topic: usize, msg: Msg) {
+            if self.wanted.contains(&topic) {
+                self.samples.push(msg);
+            }
+        }
+        fn wants(&self, topic: usize) -> bool {
+            self.wanted.contains(&topic)
+        }
+    }
+
+    let root = fieldproof_testkit::repo_root();
+    let world = fieldproof_robots::World::load(root.join("worlds/inspection.yaml")).unwrap();
+    let quad = root.join("robots/quad_ref/robot.yaml");
+    let spec = SpawnSpec::parse(&format!(
+        "ns=quad1,manifest={},spawn=spawn_pad",
+        quad.display()
+    ))
+    .unwrap();
+    let spawn = Spawn::resolve(&spec, 0, &world).unwrap();
+    let config = SimConfig {
+        seed: 17,
+        ..SimConfig::default()
+    };
+    let mut sim = Simulation::new(&world, &[spawn], config);
+    let wanted: Vec<usize> = sim
+        .topics()
+        .iter()
+        .enumerate()
+        .filter(|(_, t)| {
+            t.ros_type == "sensor_msgs/msg/Imu" || t.ros_type == "sensor_msgs/msg/NavSatFix"
+        })
+        .map(|(i, _)| i)
+        .collect();
+    assert_eq!(wanted.len(), 2, "{:?}", sim.topics());
+    let mut sensors = Sensors {
+        wanted,
+        samples: Vec::new(),
+    };
+    let mut localizer = Localizer::new(world.origin, LocalizerConfig::default()).unwrap();
+    let command = |x: f64, y: f64, z: f64, yaw_rate: f64| Twist {
+        linear: Vector3 { x, y, z },
+        angular: Vector3 {
+            x: 0.0,
+            y: 0.0,
+            z: yaw_rate,
+        },
+    };
+    // (until s, command): take off, east (short of the wall at x = -4), stop, yaw a quarter
+    // turn on the spot (facing north), then body-left (west) while climbing.
+    let plan = [
+        (4.0, command(0.0, 0.0, 1.5, 0.0)),
+        (8.0, command(2.0, 0.0, 0.0, 0.0)),
+        (10.0, command(0.0, 0.0, 0.0, 0.0)),
+        (11.0, command(0.0, 0.0, 0.0, std::f64::consts::FRAC_PI_2)),
+        (13.0, command(0.0, 0.0, 0.0, 0.0)),
+        (21.0, command(0.0, 2.0, 0.5, 0.0)),
+    ];
+    let step_ns = sim.step_ns();
+    let (mut max_error, mut error_sum, mut judged) = (0.0f64, 0.0, 0);
+    let mut last_truth = None;
+    sim.start(&mut sensors);
+    while sim.time_ns() < 21_000_000_000 {
+        let t = sim.time_ns() as f64 * 1e-9;
+        let (_, cmd) = plan
+            .iter()
+            .find(|(until, _)| t < *until)
+            .expect("within the plan");
+        sim.set_command(0, *cmd);
+        sim.step(&mut sensors);
+        for msg in sensors.samples.drain(..) {
+            match msg {
+                Msg::Imu(imu) => localizer.on_imu(&imu).expect("a usable IMU sample"),
+                Msg::NavSatFix(fix) => localizer.on_fix(&fix).expect("a usable fix"),
+                _ => {}
+            }
+        }
+        // Judge every 50 ms of simulation time from 1 s on.
+        if sim.time_ns() >= 1_000_000_000 && sim.time_ns() % 50_000_000 < step_ns {
+            let truth = sim.truth_pose(0).expect("the quad's truth");
+            let odom = localizer.odometry(sim.time_ns()).expect("an estimate");
+            let p = odom.pose.pose.position;
+            // The estimate is the GNSS antenna's (gps_link, 8 cm above base_link).
+            let error = ((p.x - truth.x).powi(2)
+                + (p.y - truth.y).powi(2)
+                + (p.z - 0.08 - truth.z).powi(2))
+            .sqrt();
+            max_error = max_error.max(error);
+            error_sum += error;
+            judged += 1;
+            last_truth = Some(truth);
+        }
+    }
+    let truth = last_truth.unwrap();
+    // It did fly: east, up, and sideways after the turn.
+    assert!(
+        truth.x < -20.0 && truth.z > 8.0 && truth.yaw > 1.0 && sim.collision_events().is_empty(),
+        "the quad did not fly the plan: {truth:?}, {:?}",
+        sim.collision_events()
+    );
+    let c = localizer.counters();
+    eprintln!(
+        "simulator in the loop: {judged} estimates, error max {max_error:.3} m, mean {:.3} m; \
+         {} IMU samples, {} fixes",
+        error_sum / judged as f64,
+        c.imu_samples,
+        c.fixes
+    );
+    assert!(judged >= 380, "{judged}");
+    assert!(max_error < BOUND_M, "max error {max_error} m");
+    assert_eq!((c.non_finite, c.no_fix, c.refused), (0, 0, 0));
+}
