@@ -4,6 +4,8 @@
 //! (GNSS 0.5 m horizontal, 1.0 m vertical; accelerometer 0.02 m/s²) from a fixed seed, plus
 //! fixes with a NaN latitude and NO_FIX fixes. The node's `odometry/filtered` stays within
 //! 2 m of the truth at its stamps, finite, in `map`; the bad fixes are skipped and counted.
+//! And without DDS: the simulator's own IMU and NavSat through the localizer, against the
+//! simulator's truth.
 
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
