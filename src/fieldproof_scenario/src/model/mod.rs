@@ -22,12 +22,13 @@
 //! The module is split by concern: [`raw`] (the file's serde types; a timeline entry's action
 //! and an assertion's type are tagged enums, [`RawAction`] and [`RawCheck`], one variant = one
 //! fields struct), [`types`] (the validated model), validation (`vehicles`, `entries`,
-//! [`actions`] and [`checks`], each action's and type's handler beside its variant) and
-//! [`topics`] (topic naming). Durations have one grammar, [`crate::duration`].
+//! [`actions`] and [`checks`], each action's and type's handler beside its variant),
+//! [`topics`] (topic naming) and [`launch_file`] (what a launch-file stack declares). Durations have one grammar, [`crate::duration`].
 
 pub mod actions;
 pub mod checks;
 mod entries;
+pub mod launch_file;
 pub mod raw;
 pub mod topics;
 pub mod types;

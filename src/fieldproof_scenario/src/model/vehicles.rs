@@ -1,6 +1,7 @@
 //! Validation of the vehicles (names, namespaces, manifests, spawn, stack, failsafe), the
 //! network section and the timeouts.
 
+use super::launch_file::LaunchDecl;
 use super::raw::{PoseSpec, RawVehicle, StackSpec, Timeouts, VisionSource};
 use super::topics::{is_topic_name, DEFAULT_STACK_CMD_VEL};
 use super::types::{Stack, Vehicle, RUN_SUBDIRS, VISION_SOURCE_ARG};
@@ -212,7 +213,8 @@ fn check_vision(
             ),
         ));
     };
-    if launch_declares_arg(file, VISION_SOURCE_ARG) == Some(false) {
+    let declared = LaunchDecl::read(file).map(|d| d.args.iter().any(|a| a == VISION_SOURCE_ARG));
+    if declared == Some(false) {
         return Err(ctx.err(
             path,
             format!(
@@ -223,30 +225,6 @@ fn check_vision(
         ));
     }
     Ok(())
-}
-
-/// Whether a YAML launch file declares the argument `name` (an `arg` entity at its top
-/// level or in a group); `None` when the file cannot be read as one (`fieldproof launch`
-/// says why at run time).
-fn launch_declares_arg(file: &Path, name: &str) -> Option<bool> {
-    fn declares(entities: &[serde_yaml::Value], name: &str) -> bool {
-        entities.iter().any(|entity| {
-            if let Some(arg) = entity.get("arg") {
-                return arg.get("name").and_then(serde_yaml::Value::as_str) == Some(name);
-            }
-            match entity.get("group") {
-                Some(serde_yaml::Value::Sequence(children)) => declares(children, name),
-                Some(group) => group
-                    .get("children")
-                    .and_then(serde_yaml::Value::as_sequence)
-                    .is_some_and(|children| declares(children, name)),
-                None => false,
-            }
-        })
-    }
-    let text = fieldproof_robots::yaml_guard::read_file(file).ok()?;
-    let doc: serde_yaml::Value = serde_yaml::from_str(&text).ok()?;
-    Some(declares(doc.get("launch")?.as_sequence()?, name))
 }
 
 /// Validates the `network` section: every link names a vehicle, every profile resolves.
