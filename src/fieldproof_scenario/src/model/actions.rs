@@ -507,11 +507,53 @@ impl ActionSpec for NavigateTo {
     }
 }
 
+/// The `name`s of the nodes a YAML launch file declares (in groups too): a node of a
+/// launch-file stack that `process.kill` can signal on its own (the runner finds it among the
+/// launcher's children by its `__node:=` remap). Empty when the file cannot be read.
+fn launch_node_names(file: &std::path::Path) -> Vec<String> {
+    fn walk(entities: &[serde_yaml::Value], out: &mut Vec<String>) {
+        for entity in entities {
+            if let Some(name) = entity
+                .get("node")
+                .and_then(|n| n.get("name"))
+                .and_then(serde_yaml::Value::as_str)
+            {
+                out.push(name.to_string());
+            }
+            match entity.get("group") {
+                Some(serde_yaml::Value::Sequence(children)) => walk(children, out),
+                Some(group) => {
+                    if let Some(children) = group
+                        .get("children")
+                        .and_then(serde_yaml::Value::as_sequence)
+                    {
+                        walk(children, out);
+                    }
+                }
+                None => {}
+            }
+        }
+    }
+    let mut out = Vec::new();
+    let doc = fieldproof_robots::yaml_guard::read_file(file)
+        .ok()
+        .and_then(|text| serde_yaml::from_str::<serde_yaml::Value>(&text).ok());
+    if let Some(entities) = doc
+        .as_ref()
+        .and_then(|d| d.get("launch"))
+        .and_then(serde_yaml::Value::as_sequence)
+    {
+        walk(entities, &mut out);
+    }
+    out
+}
+
 /// `process.kill`: signal a node of the vehicle.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct ProcessKill {
-    /// The node (`goal_driver`, `link_monitor`, `stack`, an adapter of the bundle); required.
+    /// The node (`goal_driver`, `link_monitor`, `stack`, an adapter of the bundle, a node a
+    /// launch-file stack declares); required.
     #[serde(default)]
     pub node: Option<String>,
     /// `TERM` (default), `INT` or `KILL`.
@@ -533,6 +575,9 @@ impl ActionSpec for ProcessKill {
         if veh.stack == Stack::GoalDriver {
             known.push("goal_driver".into());
         }
+        if let Stack::Launch { file, .. } = &veh.stack {
+            known.extend(launch_node_names(file));
+        }
         if !known.contains(&node) {
             return Err(cx.err(
                 "node",
@@ -551,5 +596,30 @@ impl ActionSpec for ProcessKill {
             ));
         }
         Ok(Action::ProcessKill { node, signal })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use fieldproof_testkit::repo_root;
+
+    #[test]
+    fn a_launch_files_nodes_are_found_in_its_groups() {
+        let names = |f: &str| launch_node_names(&repo_root().join(f));
+        assert_eq!(
+            names("src/fieldproof_mission/launch/mission.launch.yaml"),
+            [
+                "localizer",
+                "planner",
+                "mission_supervisor",
+                "autopilot_stub"
+            ]
+        );
+        assert_eq!(
+            names("src/fieldproof_stack/launch/goal_driver.launch.yaml"),
+            ["goal_driver"]
+        );
+        assert!(names("no/such/file.launch.yaml").is_empty());
     }
 }

@@ -592,7 +592,7 @@ async fn dds_body(
                                 || (n == "stack" && p.spec.stack))
                     });
                     match target {
-                        None => Err(format!("no process {n} of {vname}")),
+                        None => kill_launched_node(&mut sh.processes.procs, &vname, n, sig, signal),
                         Some(p) => match p.poll_exit() {
                             Some(st) => Err(format!("{} had already exited ({st})", p.spec.name)),
                             None => {
@@ -659,6 +659,59 @@ fn link(
         cause: format!("{entry} ({cause})"),
     });
     Ok(())
+}
+
+/// `process.kill` of a node a launch-file stack started (no process of the run's own): the
+/// launcher's descendant whose command line carries `__node:=<node>` gets the signal; the
+/// launcher and its other nodes keep running.
+fn kill_launched_node(
+    procs: &mut [super::processes::Proc],
+    vehicle: &str,
+    node: &str,
+    sig: nix::sys::signal::Signal,
+    signal: &str,
+) -> Result<String, String> {
+    let Some(stack) = procs
+        .iter_mut()
+        .find(|p| p.spec.vehicle.as_deref() == Some(vehicle) && p.spec.stack)
+    else {
+        return Err(format!("no process {node} of {vehicle}"));
+    };
+    if let Some(st) = stack.poll_exit() {
+        return Err(format!("{} had already exited ({st})", stack.spec.name));
+    }
+    let Some(root) = stack.pid() else {
+        return Err(format!("no process {node} of {vehicle}"));
+    };
+    let remap = format!("__node:={node}");
+    let parents: Vec<(i32, i32)> = procfs::process::all_processes()
+        .map_err(|e| format!("listing processes: {e}"))?
+        .flatten()
+        .filter_map(|p| p.stat().ok())
+        .filter(|st| st.state != 'Z')
+        .map(|st| (st.pid, st.ppid))
+        .collect();
+    let mut todo = vec![root];
+    while let Some(parent) = todo.pop() {
+        for &(pid, _) in parents.iter().filter(|(_, pp)| *pp == parent) {
+            let cmdline = procfs::process::Process::new(pid)
+                .and_then(|p| p.cmdline())
+                .unwrap_or_default();
+            if cmdline.contains(&remap) {
+                nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), sig)
+                    .map_err(|e| format!("SIG{signal} to {node} (pid {pid}): {e}"))?;
+                return Ok(format!(
+                    "sent SIG{signal} to {node} (pid {pid}), started by {}",
+                    stack.spec.name
+                ));
+            }
+            todo.push(pid);
+        }
+    }
+    Err(format!(
+        "no process of {} runs node {node} (none has {remap})",
+        stack.spec.name
+    ))
 }
 
 #[cfg(test)]
