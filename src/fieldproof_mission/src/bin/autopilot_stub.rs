@@ -109,6 +109,7 @@ fn main() -> std::process::ExitCode {
             let mut rejected = Throttle::new(MALFORMED_LOG_PERIOD);
             let mut bad_input = Throttle::new(MALFORMED_LOG_PERIOD);
             let mut published: Option<Status> = None;
+            let mut yawless_logged = false;
             tracing::info!(
                 "from {} to {} at {} Hz; hold after {} s without a setpoint, land {} s later at {} m/s",
                 setpoint_sub.topic(),
@@ -148,6 +149,13 @@ fn main() -> std::process::ExitCode {
                     }
                     t = timer.tick().fuse() => {
                         let command = autopilot.step(t);
+                        if autopilot.status() == Status::Following && !autopilot.has_yaw() && !yawless_logged {
+                            tracing::warn!(
+                                "no odometry on {} yet: only the vertical part of the setpoints passes",
+                                odom_sub.topic()
+                            );
+                            yawless_logged = true;
+                        }
                         if let Some((field, value)) = command.rejected {
                             if let Some(n) = rejected.hit() {
                                 tracing::warn!(

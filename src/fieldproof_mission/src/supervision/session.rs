@@ -221,6 +221,19 @@ mod tests {
     }
 
     #[test]
+    fn an_abort_before_any_answer_has_no_mode_to_repeat() {
+        let mut s = Session::new();
+        s.next_frame(&Inputs::new(), 50 * MS).unwrap();
+        let p = s.abort("no answer to frame 1 within 3 s (wall clock)");
+        assert_eq!(p.mode, None);
+        assert_eq!(
+            p.reason.as_deref(),
+            Some("abort: no answer to frame 1 within 3 s (wall clock)")
+        );
+        assert_eq!(p.setpoint, None);
+    }
+
+    #[test]
     fn an_abort_says_why_keeps_the_mode_and_ends_the_frames() {
         let mut s = Session::new();
         let inputs = Inputs::new();
