@@ -349,3 +349,162 @@ fn plans_around_a_wall_the_lidar_sees_and_completes_at_the_goal() {
     );
     assert_eq!(stderr.count("panicked"), 0, "{:?}", stderr.all());
 }
+
+/// The obstacles of `worlds/inspection.yaml` (all above cruise altitude): boxes as
+/// (min, max) corners and circles as (centre, radius).
+const WORLD_BOXES: [([f64; 2], [f64; 2]); 1] = [([-4.5, -7.0], [-3.5, 7.0])];
+const WORLD_CIRCLES: [([f64; 2], f64); 3] =
+    [([6.0, 10.0], 1.5), ([6.0, -9.0], 1.5), ([18.0, 0.0], 0.8)];
+
+/// The distance along a ray from `o` in direction `d` (unit) to the first obstacle.
+fn cast(o: [f64; 2], d: [f64; 2]) -> Option<f64> {
+    let mut best: Option<f64> = None;
+    let mut keep = |t: f64| {
+        if t > 0.0 && best.is_none_or(|b| t < b) {
+            best = Some(t);
+        }
+    };
+    for (min, max) in WORLD_BOXES {
+        let (mut t0, mut t1) = (f64::NEG_INFINITY, f64::INFINITY);
+        for axis in 0..2 {
+            if d[axis].abs() < 1e-12 {
+                if o[axis] < min[axis] || o[axis] > max[axis] {
+                    t0 = f64::INFINITY;
+                }
+            } else {
+                let (a, b) = (
+                    (min[axis] - o[axis]) / d[axis],
+                    (max[axis] - o[axis]) / d[axis],
+                );
+                t0 = t0.max(a.min(b));
+                t1 = t1.min(a.max(b));
+            }
+        }
+        if t0 <= t1 {
+            keep(t0);
+        }
+    }
+    for (c, r) in WORLD_CIRCLES {
+        let (fx, fy) = (o[0] - c[0], o[1] - c[1]);
+        let b = fx * d[0] + fy * d[1];
+        let disc = b * b - (fx * fx + fy * fy - r * r);
+        if disc >= 0.0 {
+            keep(-b - disc.sqrt());
+        }
+    }
+    best
+}
+
+/// The distance from `p` to the nearest obstacle's surface.
+fn world_clearance(p: [f64; 2]) -> f64 {
+    let boxes = WORLD_BOXES.iter().map(|(min, max)| {
+        let dx = (min[0] - p[0]).max(p[0] - max[0]).max(0.0);
+        let dy = (min[1] - p[1]).max(p[1] - max[1]).max(0.0);
+        dx.hypot(dy)
+    });
+    let circles = WORLD_CIRCLES
+        .iter()
+        .map(|(c, r)| (p[0] - c[0]).hypot(p[1] - c[1]) - r);
+    boxes.chain(circles).fold(f64::INFINITY, f64::min)
+}
+
+/// `robots/quad_ref`'s lidar at `p`, heading 0, noiseless (the simulator's ideal geometry).
+fn world_scan(p: [f64; 2]) -> LaserScan {
+    let ranges = (0..72)
+        .map(|i| {
+            let a = ray_angle(i);
+            match cast(p, [a.cos(), a.sin()]) {
+                Some(r) if r < 20.0 => r.max(0.2) as f32,
+                _ => f32::INFINITY,
+            }
+        })
+        .collect();
+    LaserScan {
+        angle_min: ray_angle(0) as f32,
+        angle_max: ray_angle(71) as f32,
+        angle_increment: 5f32.to_radians(),
+        range_min: 0.2,
+        range_max: 20.0,
+        ranges,
+        ..LaserScan::default()
+    }
+}
+
+/// The planner's library in a closed loop over `worlds/inspection.yaml`, without DDS: a quad
+/// landed on `spawn_pad` that flies straight at each target (2 m/s across, 1 m/s up), the
+/// lidar cast against the world's obstacles every 0.1 s. It climbs first, goes around the wall
+/// (replanning as the lidar sees more of it), reaches `goal_inspection` and never comes within
+/// its radius of an obstacle.
+#[test]
+fn the_inspection_flight_reaches_the_goal_around_the_wall_without_touching_it() {
+    use fieldproof_mission::planning::{
+        GridGeometry, Leg, MissionSettings, Planner, PlannerSettings, RouteEvent,
+    };
+    const STEP_NS: i64 = 100_000_000;
+    let settings = MissionSettings::default();
+    let mut planner = Planner::new(PlannerSettings {
+        geometry: GridGeometry::new([-30.0, -20.0], [30.0, 20.0], 0.25).unwrap(),
+        inflation_radius_m: 0.6,
+        preferred_clearance_m: 1.5,
+        min_hits: 2,
+    });
+    let mut position = [-16.0, 0.0, 0.0];
+    let mut closest = f64::INFINITY;
+    let mut replans = 0;
+    let mut legs = Vec::new();
+    let mut reached_at = None;
+    for step in 0..1500i64 {
+        let t = step * STEP_NS;
+        planner.on_estimate(t, t, position, 0.0);
+        if let Ok((
+            _,
+            Some(RouteEvent::Planned {
+                replanned: true, ..
+            }),
+        )) = planner.on_scan(&world_scan([position[0], position[1]]), t, t, t)
+        {
+            replans += 1;
+        }
+        if step == 10 {
+            planner.on_goal([14.0, 0.0, 5.0], &settings, t);
+        }
+        let (target, _) = planner.tick(&settings, t);
+        let target = target.expect("a target once the estimate is known");
+        if legs.last() != Some(&target.leg) {
+            legs.push(target.leg);
+        }
+        if target.leg == Leg::Complete {
+            reached_at = Some(t);
+            break;
+        }
+        let dt = STEP_NS as f64 * 1e-9;
+        let (dx, dy) = (
+            target.position[0] - position[0],
+            target.position[1] - position[1],
+        );
+        let distance = dx.hypot(dy);
+        let step_m = (2.0 * dt).min(distance);
+        if distance > 0.0 {
+            position[0] += dx / distance * step_m;
+            position[1] += dy / distance * step_m;
+        }
+        position[2] += (target.position[2] - position[2]).clamp(-dt, dt);
+        closest = closest.min(world_clearance([position[0], position[1]]));
+    }
+    let reached_at =
+        reached_at.unwrap_or_else(|| panic!("never completed; legs {legs:?}, at {position:?}"));
+    assert_eq!(legs[..2], [Leg::Idle, Leg::Climb], "{legs:?}");
+    assert!(
+        legs.iter().any(|l| matches!(l, Leg::Waypoint { .. })),
+        "{legs:?}"
+    );
+    assert!(!legs.contains(&Leg::Hold), "{legs:?}");
+    assert!(
+        closest > ROBOT_RADIUS_M,
+        "came within {closest:.2} m of an obstacle"
+    );
+    eprintln!(
+        "completed at {:.1} s, {replans} replans, closest approach {closest:.2} m, legs {legs:?}",
+        reached_at as f64 * 1e-9
+    );
+}

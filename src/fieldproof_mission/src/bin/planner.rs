@@ -44,6 +44,7 @@ struct PlannerParams {
     map_bounds_m: ParamHandle<Vec<f64>>,
     robot_radius_m: ParamHandle<f64>,
     inflation_margin_m: ParamHandle<f64>,
+    preferred_clearance_m: ParamHandle<f64>,
     min_hits: ParamHandle<i64>,
     cruise_altitude_m: ParamHandle<f64>,
     waypoint_radius_m: ParamHandle<f64>,
@@ -94,6 +95,15 @@ fn declare(builder: &mut NodeBuilder) -> PlannerParams {
             Param::double("inflation_margin_m", 0.3)
                 .description("clearance added to the vehicle's radius, m")
                 .range(0.0, 10.0)
+                .read_only(),
+        ),
+        preferred_clearance_m: builder.declare(
+            Param::double("preferred_clearance_m", 1.5)
+                .description(
+                    "distance routes keep from obstacles where there is room, m (steps nearer \
+                     cost more; no effect below robot_radius_m + inflation_margin_m)",
+                )
+                .range(0.0, 20.0)
                 .read_only(),
         ),
         min_hits: builder.declare(
@@ -165,6 +175,7 @@ impl PlannerParams {
         Ok(PlannerSettings {
             geometry: GridGeometry::new([min_x, min_y], [max_x, max_y], self.resolution_m.get())?,
             inflation_radius_m: self.robot_radius_m.get() + self.inflation_margin_m.get(),
+            preferred_clearance_m: self.preferred_clearance_m.get(),
             min_hits: self.min_hits.get().clamp(1, i64::from(u16::MAX)) as u16,
         })
     }

@@ -14,7 +14,11 @@
 //! - hits outside the grid are dropped (counted in [`ScanOutcome::outside`]).
 //!
 //! Every occupied cell **blocks** the cells within the inflation radius (the vehicle's
-//! radius plus a margin) of its centre: A* plans through cells that are not blocked.
+//! radius plus a margin) of its centre: A* plans through cells that are not blocked. Up to
+//! the preferred clearance further out, each cell knows how near the nearest obstacle is
+//! ([`OccupancyMap::closeness`]): routes keep away from what the lidar saw, which leaves room
+//! for what it did not see yet (the far side of a wall is unknown until the vehicle is past
+//! it).
 
 use fieldproof_msgs::nav_msgs::OccupancyGrid;
 use fieldproof_msgs::sensor_msgs::LaserScan;
@@ -275,26 +279,40 @@ pub struct OccupancyMap {
     hits: Vec<u16>,
     seen: Vec<bool>,
     occupied: Vec<bool>,
-    /// How many occupied cells lie within the inflation radius of each cell (0: free).
-    blocking: Vec<u32>,
-    /// The cell offsets within the inflation radius of a cell's centre.
-    inflation: Vec<(isize, isize)>,
+    /// The distance from each cell's centre to the nearest occupied cell's centre, m
+    /// (infinite beyond the preferred clearance).
+    nearest: Vec<f32>,
+    /// The cell offsets within the preferred clearance of a cell's centre, with their
+    /// distances (m).
+    reach: Vec<(isize, isize, f32)>,
+    inflation_radius_m: f64,
+    preferred_clearance_m: f64,
     /// Bumped whenever a cell becomes occupied.
     revision: u64,
 }
 
 impl OccupancyMap {
     /// An empty map: nothing seen, nothing occupied. `inflation_radius_m` is the vehicle's
-    /// radius plus the margin; a cell is occupied after `min_hits` hits (at least 1).
-    pub fn new(geometry: GridGeometry, inflation_radius_m: f64, min_hits: u16) -> OccupancyMap {
+    /// radius plus the margin, `preferred_clearance_m` the distance routes keep from obstacles
+    /// when they can (no more than the inflation when it is smaller); a cell is occupied after
+    /// `min_hits` hits (at least 1).
+    pub fn new(
+        geometry: GridGeometry,
+        inflation_radius_m: f64,
+        preferred_clearance_m: f64,
+        min_hits: u16,
+    ) -> OccupancyMap {
         let cells = geometry.width * geometry.height;
-        let reach = (inflation_radius_m.max(0.0) / geometry.resolution).max(0.0);
-        let span = reach.floor() as isize;
-        let mut inflation = Vec::new();
+        let inflation_radius_m = inflation_radius_m.max(0.0);
+        let preferred_clearance_m = preferred_clearance_m.max(inflation_radius_m);
+        let radius = preferred_clearance_m / geometry.resolution;
+        let span = radius.floor() as isize;
+        let mut reach = Vec::new();
         for d_row in -span..=span {
             for d_col in -span..=span {
-                if ((d_col * d_col + d_row * d_row) as f64) <= reach * reach + 1e-9 {
-                    inflation.push((d_col, d_row));
+                let cells_away = ((d_col * d_col + d_row * d_row) as f64).sqrt();
+                if cells_away <= radius + 1e-9 {
+                    reach.push((d_col, d_row, (cells_away * geometry.resolution) as f32));
                 }
             }
         }
@@ -304,8 +322,10 @@ impl OccupancyMap {
             hits: vec![0; cells],
             seen: vec![false; cells],
             occupied: vec![false; cells],
-            blocking: vec![0; cells],
-            inflation,
+            nearest: vec![f32::INFINITY; cells],
+            reach,
+            inflation_radius_m,
+            preferred_clearance_m,
             revision: 0,
         }
     }
@@ -327,7 +347,27 @@ impl OccupancyMap {
 
     /// Whether `cell` is within the inflation radius of an obstacle (or holds one).
     pub fn is_blocked(&self, cell: Cell) -> bool {
-        self.blocking[self.geometry.index(cell)] > 0
+        f64::from(self.nearest[self.geometry.index(cell)]) <= self.inflation_radius_m + 1e-6
+    }
+
+    /// The distance from `cell` to the nearest obstacle (centre to centre, m), infinite
+    /// beyond the preferred clearance.
+    pub fn nearest_obstacle_m(&self, cell: Cell) -> f64 {
+        f64::from(self.nearest[self.geometry.index(cell)])
+    }
+
+    /// How close `cell` is to an obstacle, from 0 (at the preferred clearance or further) to
+    /// 1 (at the inflation radius or nearer).
+    pub fn closeness(&self, cell: Cell) -> f64 {
+        let nearest = self.nearest_obstacle_m(cell);
+        let band = self.preferred_clearance_m - self.inflation_radius_m;
+        if nearest <= self.inflation_radius_m {
+            1.0
+        } else if band <= 0.0 || nearest >= self.preferred_clearance_m {
+            0.0
+        } else {
+            (self.preferred_clearance_m - nearest) / band
+        }
     }
 
     /// Whether a ray has crossed or ended in `cell`.
@@ -354,9 +394,10 @@ impl OccupancyMap {
         }
         self.occupied[index] = true;
         self.revision += 1;
-        for &(d_col, d_row) in &self.inflation {
+        for &(d_col, d_row, distance) in &self.reach {
             if let Some(near) = self.geometry.offset(cell, d_col, d_row) {
-                self.blocking[self.geometry.index(near)] += 1;
+                let nearest = &mut self.nearest[self.geometry.index(near)];
+                *nearest = nearest.min(distance);
             }
         }
         true
@@ -412,7 +453,7 @@ impl OccupancyMap {
             .map(|index| {
                 if self.occupied[index] {
                     OccupancyGrid::OCCUPIED
-                } else if self.blocking[index] > 0 {
+                } else if f64::from(self.nearest[index]) <= self.inflation_radius_m + 1e-6 {
                     INFLATED
                 } else if self.seen[index] {
                     OccupancyGrid::FREE
@@ -537,7 +578,7 @@ mod tests {
 
     #[test]
     fn hits_occupy_after_min_hits_and_inflate_by_the_radius() {
-        let mut map = OccupancyMap::new(geometry(), 0.6, 2);
+        let mut map = OccupancyMap::new(geometry(), 0.6, 0.6, 2);
         let cell = map.geometry().cell_of(0.1, 0.1).unwrap();
         assert!(!map.add_hit(0.1, 0.1));
         assert!(!map.is_occupied(cell) && !map.is_blocked(cell));
@@ -561,8 +602,26 @@ mod tests {
     }
 
     #[test]
+    fn closeness_falls_from_the_inflation_to_the_preferred_clearance() {
+        let mut map = OccupancyMap::new(geometry(), 0.5, 1.5, 1);
+        map.add_hit(0.1, 0.1);
+        let g = *map.geometry();
+        let cell = g.cell_of(0.1, 0.1).unwrap();
+        let at = |d_col| g.offset(cell, d_col, 0).unwrap();
+        assert_eq!(map.closeness(at(2)), 1.0);
+        assert!(map.is_blocked(at(2)) && !map.is_blocked(at(3)));
+        assert_eq!(map.nearest_obstacle_m(at(4)), 1.0);
+        assert!((map.closeness(at(4)) - 0.5).abs() < 1e-6);
+        assert_eq!(map.closeness(at(6)), 0.0);
+        assert_eq!(map.nearest_obstacle_m(at(7)), f64::INFINITY);
+        // A second obstacle nearer wins.
+        map.add_hit(1.1, 0.1);
+        assert_eq!(map.closeness(at(4)), 1.0);
+    }
+
+    #[test]
     fn a_scan_marks_hits_and_sees_the_free_cells_before_them() {
-        let mut map = OccupancyMap::new(geometry(), 0.6, 1);
+        let mut map = OccupancyMap::new(geometry(), 0.6, 0.6, 1);
         // Four rays from (0.1, 0.1): west at 3 m, south no return, east at 2 m, north NaN.
         let pose = Pose2 {
             x: 0.1,
@@ -599,7 +658,7 @@ mod tests {
 
     #[test]
     fn hits_are_never_cleared_by_later_rays() {
-        let mut map = OccupancyMap::new(geometry(), 0.6, 1);
+        let mut map = OccupancyMap::new(geometry(), 0.6, 0.6, 1);
         let pose = Pose2 {
             x: 0.1,
             y: 0.1,
@@ -616,7 +675,7 @@ mod tests {
 
     #[test]
     fn odd_ranges_are_skipped_or_read_as_no_return() {
-        let mut map = OccupancyMap::new(geometry(), 0.6, 1);
+        let mut map = OccupancyMap::new(geometry(), 0.6, 0.6, 1);
         let outcome = map.add_scan(
             Pose2::default(),
             &scan(vec![f32::NEG_INFINITY, 0.1, 20.0, 25.0, f32::NAN, 9.0]),
@@ -630,7 +689,7 @@ mod tests {
 
     #[test]
     fn the_pose_places_the_scan() {
-        let mut map = OccupancyMap::new(geometry(), 0.6, 1);
+        let mut map = OccupancyMap::new(geometry(), 0.6, 0.6, 1);
         // One ray at angle_min = -pi: turned by the heading pi/2 it points south.
         let pose = Pose2 {
             x: 1.1,

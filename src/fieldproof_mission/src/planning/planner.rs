@@ -23,6 +23,8 @@ pub struct PlannerSettings {
     pub geometry: GridGeometry,
     /// The vehicle's radius plus the margin, m.
     pub inflation_radius_m: f64,
+    /// The distance routes keep from obstacles where there is room, m.
+    pub preferred_clearance_m: f64,
     /// Hits that make a cell occupied.
     pub min_hits: u16,
 }
@@ -120,6 +122,7 @@ impl Planner {
             map: OccupancyMap::new(
                 settings.geometry,
                 settings.inflation_radius_m,
+                settings.preferred_clearance_m,
                 settings.min_hits,
             ),
             poses: PoseHistory::new(),
@@ -297,6 +300,7 @@ mod tests {
         Planner::new(PlannerSettings {
             geometry: GridGeometry::new([-10.0, -10.0], [10.0, 10.0], 0.25).unwrap(),
             inflation_radius_m: 0.6,
+            preferred_clearance_m: 1.5,
             min_hits: 1,
         })
     }

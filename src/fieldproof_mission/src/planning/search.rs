@@ -8,6 +8,11 @@
 //! cells. A route (and a line of sight) may therefore start with a run of blocked cells, the
 //! way out, and is free after it; a step inside that run costs [`ESCAPE_COST_FACTOR`] times
 //! more, so the way out is short.
+//!
+//! Routes keep their distance: a step into a cell near an obstacle (within the preferred
+//! clearance) costs up to [`CLOSENESS_COST_FACTOR`] times more, so A* goes round at the
+//! preferred clearance where there is room and through a narrow gap only when it must; and
+//! pruning never shortcuts nearer to an obstacle than the A* route it replaces went.
 
 use super::grid::{Cell, OccupancyMap};
 
@@ -17,6 +22,9 @@ const STRAIGHT_COST: u32 = 10;
 const DIAGONAL_COST: u32 = 14;
 /// How much more a step out of a blocked cell costs.
 pub const ESCAPE_COST_FACTOR: u32 = 5;
+/// How much more a step costs into a cell at the inflation's edge than into one at the
+/// preferred clearance (linear in between).
+pub const CLOSENESS_COST_FACTOR: u32 = 4;
 
 /// Why there is no route.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
@@ -140,26 +148,49 @@ pub fn line_of_sight(map: &OccupancyMap, a: [f64; 2], b: [f64; 2]) -> bool {
     true
 }
 
-/// The route's turning points: from each kept point, the farthest later point in line of
-/// sight is the next kept one. The first and last points are always kept.
+/// The route's turning points: from each kept point, the route is followed as far as the
+/// straight line from that point stays in line of sight and no nearer to an obstacle than
+/// the route itself went over that stretch. The first and last points are always kept.
 pub fn prune(map: &OccupancyMap, points: &[[f64; 2]]) -> Vec<[f64; 2]> {
     let Some(&first) = points.first() else {
         return Vec::new();
     };
+    let g = map.geometry();
+    // How near the route came to an obstacle at each point.
+    let nearest: Vec<f64> = points
+        .iter()
+        .map(|p| {
+            g.cell_of(p[0], p[1])
+                .map_or(f64::INFINITY, |c| map.nearest_obstacle_m(c))
+        })
+        .collect();
     let mut kept = vec![first];
     let mut anchor = 0;
     while anchor + 1 < points.len() {
         let mut next = anchor + 1;
-        for candidate in (anchor + 2..points.len()).rev() {
-            if line_of_sight(map, points[anchor], points[candidate]) {
-                next = candidate;
+        let mut route_nearest = nearest[anchor].min(nearest[next]);
+        for candidate in anchor + 2..points.len() {
+            route_nearest = route_nearest.min(nearest[candidate]);
+            if !shortcut_allowed(map, points[anchor], points[candidate], route_nearest) {
                 break;
             }
+            next = candidate;
         }
         kept.push(points[next]);
         anchor = next;
     }
     kept
+}
+
+/// Whether the segment `a`-`b` is in line of sight and never nearer to an obstacle than
+/// `route_nearest_m` (the nearest the route it would replace came).
+fn shortcut_allowed(map: &OccupancyMap, a: [f64; 2], b: [f64; 2], route_nearest_m: f64) -> bool {
+    line_of_sight(map, a, b)
+        && map
+            .geometry()
+            .cells_along(a, b)
+            .into_iter()
+            .all(|cell| map.nearest_obstacle_m(cell) >= route_nearest_m - 1e-6)
 }
 
 /// Whether the rest of a route is closed: the legs from the vehicle's `position` through
@@ -185,6 +216,7 @@ mod tests {
         OccupancyMap::new(
             GridGeometry::new([-10.0, -10.0], [10.0, 10.0], 0.25).unwrap(),
             0.6,
+            1.5,
             1,
         )
     }
@@ -245,10 +277,10 @@ mod tests {
         assert!(route.len() >= 3, "{route:?}");
         assert_eq!(route.first(), Some(&[-6.0, 0.0]));
         assert_eq!(route.last(), Some(&[6.0, 0.0]));
-        // Beyond an end of the wall, no closer to it than the inflation allows (less the
-        // half diagonal of a cell the walk may graze).
+        // Beyond an end of the wall, at about the preferred clearance (1.5 m) where there is
+        // room, and never within the inflation.
         let margin = clearance(&route, a, b);
-        assert!(margin >= 0.6 - 0.18, "clearance {margin}: {route:?}");
+        assert!(margin >= 0.8, "clearance {margin}: {route:?}");
         assert!(route.iter().any(|p| p[1].abs() > 5.0), "{route:?}");
         // Every leg is in line of sight and no cell on it is blocked.
         for leg in route.windows(2) {
@@ -321,6 +353,37 @@ mod tests {
         // But a line of sight may not go back into the inflation once out of it.
         assert!(!line_of_sight(&map, [-3.0, 0.0], [-0.4, 0.0]));
         assert!(!line_of_sight(&map, [-3.0, 0.0], [3.0, 0.0]));
+    }
+
+    #[test]
+    fn a_narrow_gap_is_taken_when_it_is_the_only_way() {
+        let mut map = empty_map();
+        // A wall across the map with a 2 m gap at y = 0: inside the preferred clearance of
+        // both sides, outside their inflation.
+        wall(&mut map, [0.0, -10.0], [0.0, -1.0]);
+        wall(&mut map, [0.0, 1.0], [0.0, 10.0]);
+        let route = plan_route(&map, [-6.0, 0.0], [6.0, 0.0]).unwrap();
+        for leg in route.windows(2) {
+            for cell in map.geometry().cells_along(leg[0], leg[1]) {
+                assert!(!map.is_blocked(cell), "{leg:?} crosses {cell:?}");
+            }
+        }
+        let through_the_gap = route
+            .windows(2)
+            .any(|leg| leg[0][0] < 0.0 && leg[1][0] >= 0.0);
+        assert!(through_the_gap, "{route:?}");
+    }
+
+    #[test]
+    fn a_shortcut_may_not_come_nearer_an_obstacle_than_the_route() {
+        let mut map = empty_map();
+        map.add_hit(0.1, 0.1);
+        // Points going round the hit at 2 m: no shortcut past it at 1 m.
+        let around = [[-2.0, 0.1], [-1.4, 1.5], [0.1, 2.1], [1.6, 1.5], [2.1, 0.1]];
+        // Each shortcut would pass within 1.5 m (the preferred clearance) of the hit, which
+        // the route never does: every point is kept (line of sight alone would drop two).
+        assert_eq!(prune(&map, &around), around);
+        assert!(line_of_sight(&map, around[0], around[2]));
     }
 
     #[test]
