@@ -1,0 +1,315 @@
+//! End to end: each quad scenario of `config/scenarios/quad_*.yaml` run by the scenario
+//! runner (the simulator, the bridge bundle, the radio link and ground station, and this
+//! package's mission stack started from `launch/mission.launch.yaml`), judged by the run's
+//! own verdicts (`run.json`): the exit code and which assertions passed. The mutation proofs
+//! run the same scenarios with one policy threshold changed through the launch file's
+//! arguments and show the relevant assertion failing.
+//!
+//! They need the suite's binaries beside the test binary (`cargo build --workspace`, or
+//! `scripts/build`) and root for the runner's network namespaces; each test re-runs itself
+//! inside a private network namespace when started outside one (fieldproof_testkit). The runs
+//! are serialised (one at a time: each is a whole simulated vehicle and its stack).
+//! ```text
+//! cargo build --workspace
+//! scripts/netns-run cargo test -p fieldproof_mission --test scenarios -- --ignored --test-threads 1
+//! ```
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::Mutex;
+use std::time::Instant;
+
+use fieldproof_testkit::{repo_root, FakeAmentPrefix};
+use serde_json::Value as Json;
+
+/// One run at a time, whatever the test harness's thread count.
+static ONE_RUN_AT_A_TIME: Mutex<()> = Mutex::new(());
+
+/// The mission stack's executables, this build's, in an ament prefix (what `fieldproof
+/// launch` resolves `pkg: fieldproof_mission` through).
+fn mission_prefix() -> FakeAmentPrefix {
+    let prefix = FakeAmentPrefix::new();
+    for (name, path) in [
+        ("localizer", env!("CARGO_BIN_EXE_localizer")),
+        ("planner", env!("CARGO_BIN_EXE_planner")),
+        (
+            "mission_supervisor",
+            env!("CARGO_BIN_EXE_mission_supervisor"),
+        ),
+        ("supervisor_core", env!("CARGO_BIN_EXE_supervisor_core")),
+        ("autopilot_stub", env!("CARGO_BIN_EXE_autopilot_stub")),
+    ] {
+        prefix.link("fieldproof_mission", name, Path::new(path));
+    }
+    prefix
+}
+
+/// The runner's binary: target/<profile>/deps/scenarios-* -> target/<profile>/fieldproof-scenario.
+fn runner() -> PathBuf {
+    let exe = std::env::current_exe().expect("the test binary's path");
+    let runner = exe
+        .parent()
+        .and_then(Path::parent)
+        .expect("target/<profile>/deps")
+        .join("fieldproof-scenario");
+    assert!(
+        runner.is_file(),
+        "{} missing: cargo build --workspace",
+        runner.display()
+    );
+    runner
+}
+
+/// What a run came to: the runner's exit code, its record and its wall time.
+struct Run {
+    code: Option<i32>,
+    record: Json,
+    dir: PathBuf,
+    wall_s: f64,
+}
+
+impl Run {
+    /// The names of the assertions that passed (`true`) or failed (`false`).
+    fn assertions_with(&self, passed: bool) -> Vec<String> {
+        self.record["assertions"]
+            .as_array()
+            .expect("run.json: assertions")
+            .iter()
+            .filter(|a| a["passed"] == passed)
+            .map(|a| a["name"].as_str().expect("a name").to_string())
+            .collect()
+    }
+
+    /// One assertion's record.
+    fn assertion(&self, name: &str) -> &Json {
+        self.record["assertions"]
+            .as_array()
+            .expect("run.json: assertions")
+            .iter()
+            .find(|a| a["name"] == name)
+            .unwrap_or_else(|| panic!("no assertion {name} in run.json"))
+    }
+
+    /// Asserts the run passed with exactly `passed` (in the scenario's order).
+    fn assert_passed(&self, passed: &[&str]) {
+        assert_eq!(self.code, Some(0), "{:#}", self.record);
+        assert_eq!(self.assertions_with(true), passed, "{:#}", self.record);
+        assert!(self.assertions_with(false).is_empty(), "{:#}", self.record);
+    }
+}
+
+/// Runs `scenario` (a path) through the runner, inside this test's private namespace.
+fn run_file(scenario: &Path) -> Run {
+    assert!(
+        fieldproof_testkit::is_contained(),
+        "begin the test with fieldproof_testkit::contain_or_return!()"
+    );
+    let _one = ONE_RUN_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+    let prefix = mission_prefix();
+    let out = tempfile::tempdir().unwrap().keep().join("run");
+    let started = Instant::now();
+    let status = Command::new(runner())
+        .arg("run")
+        .arg(scenario)
+        .arg("--out")
+        .arg(&out)
+        .env("AMENT_PREFIX_PATH", prefix.path())
+        .stdin(Stdio::null())
+        .status()
+        .expect("the runner starts");
+    let wall_s = started.elapsed().as_secs_f64();
+    let record: Json = serde_json::from_str(
+        &std::fs::read_to_string(out.join("run.json"))
+            .unwrap_or_else(|e| panic!("{}: {e}", out.join("run.json").display())),
+    )
+    .expect("run.json is JSON");
+    eprintln!(
+        "{}: exit {:?} after {wall_s:.1} s wall",
+        scenario.display(),
+        status.code()
+    );
+    Run {
+        code: status.code(),
+        record,
+        dir: out,
+        wall_s,
+    }
+}
+
+fn scenario(name: &str) -> PathBuf {
+    repo_root().join("config/scenarios").join(name)
+}
+
+fn run_scenario(name: &str) -> Run {
+    run_file(&scenario(name))
+}
+
+/// A copy of a scenario beside it (its relative paths still hold), edited by `edit`, which
+/// must change it.
+fn variant(name: &str, edit: impl Fn(&str) -> String) -> tempfile::NamedTempFile {
+    let file = scenario(name);
+    let text = std::fs::read_to_string(&file).unwrap();
+    let edited = edit(&text);
+    assert_ne!(edited, text, "the variant of {name} changes nothing");
+    let f = tempfile::Builder::new()
+        .prefix(".mutant_")
+        .suffix(".yaml")
+        .tempfile_in(file.parent().unwrap())
+        .unwrap();
+    std::fs::write(f.path(), edited).unwrap();
+    f
+}
+
+/// The scenario with the launch file's arguments `args` (`{ episode_s: "1000.0" }`).
+fn with_stack_args(text: &str, args: &str) -> String {
+    let launch = "      launch: ../../src/fieldproof_mission/launch/mission.launch.yaml\n";
+    assert!(
+        text.contains(launch),
+        "the scenario's stack is the mission launch file"
+    );
+    text.replace(launch, &format!("{launch}      args: {args}\n"))
+}
+
+/// The distinct successive values of `field` recorded on `topic` (from the sequence
+/// assertion's observation).
+fn observed_sequence(run: &Run, assertion: &str) -> Vec<String> {
+    let a = run.assertion(assertion);
+    a["observed"]["sequence"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{assertion}: no observed values: {a:#}"))
+        .iter()
+        .map(|v| {
+            v.as_str()
+                .map(str::to_string)
+                .unwrap_or_else(|| v.to_string())
+        })
+        .collect()
+}
+
+#[test]
+#[ignore = "needs the suite's binaries, root (network namespaces) and scripts/netns-run; ~90 s"]
+fn quad_nominal_completes_the_inspection() {
+    fieldproof_testkit::contain_or_return!();
+    let run = run_scenario("quad_nominal.yaml");
+    run.assert_passed(&["modes", "goal_reached", "estimate", "no_collision"]);
+    // The supervisor's evidence: every frame it sent and every answer, one line each.
+    let frames = run.dir.join("quad1/supervisor");
+    let sent = std::fs::read_to_string(frames.join("frames.in")).unwrap();
+    let answered = std::fs::read_to_string(frames.join("frames.out")).unwrap();
+    assert!(
+        sent.lines().count() > 100,
+        "{} frames",
+        sent.lines().count()
+    );
+    assert_eq!(sent.lines().count(), answered.lines().count());
+    eprintln!("quad_nominal: {:.1} s wall", run.wall_s);
+}
+
+#[test]
+#[ignore = "needs the suite's binaries, root (network namespaces) and scripts/netns-run; ~100 s"]
+fn quad_camera_loss_holds_then_resumes_and_completes() {
+    fieldproof_testkit::contain_or_return!();
+    let run = run_scenario("quad_camera_loss.yaml");
+    run.assert_passed(&["modes", "goal_reached", "estimate", "no_collision"]);
+    // Recovered once: no LAND anywhere.
+    assert!(!observed_sequence(&run, "modes").contains(&"LAND".to_string()));
+}
+
+#[test]
+#[ignore = "needs the suite's binaries, root (network namespaces) and scripts/netns-run; ~80 s"]
+fn quad_gnss_loss_lands() {
+    fieldproof_testkit::contain_or_return!();
+    run_scenario("quad_gnss_loss.yaml").assert_passed(&["modes", "touched_down", "no_collision"]);
+}
+
+#[test]
+#[ignore = "needs the suite's binaries, root (network namespaces) and scripts/netns-run; ~80 s"]
+fn quad_imu_loss_lands() {
+    fieldproof_testkit::contain_or_return!();
+    run_scenario("quad_imu_loss.yaml").assert_passed(&["modes", "touched_down", "no_collision"]);
+}
+
+#[test]
+#[ignore = "needs the suite's binaries, root (network namespaces) and scripts/netns-run; ~80 s"]
+fn quad_link_loss_lands() {
+    fieldproof_testkit::contain_or_return!();
+    run_scenario("quad_link_loss.yaml").assert_passed(&[
+        "link_lost",
+        "modes",
+        "touched_down",
+        "no_collision",
+    ]);
+}
+
+#[test]
+#[ignore = "needs the suite's binaries, root (network namespaces) and scripts/netns-run; ~80 s"]
+fn quad_low_battery_lands() {
+    fieldproof_testkit::contain_or_return!();
+    run_scenario("quad_low_battery.yaml").assert_passed(&["modes", "touched_down", "no_collision"]);
+}
+
+#[test]
+#[ignore = "needs the suite's binaries, root (network namespaces) and scripts/netns-run; ~80 s"]
+fn quad_supervisor_kill_is_landed_by_the_stub_watchdog() {
+    fieldproof_testkit::contain_or_return!();
+    run_scenario("quad_supervisor_kill.yaml").assert_passed(&[
+        "stub_modes",
+        "touched_down",
+        "no_collision",
+    ]);
+}
+
+#[test]
+#[ignore = "needs the suite's binaries, root (network namespaces) and scripts/netns-run; ~80 s"]
+fn quad_gnss_flapping_lands_instead_of_alternating() {
+    fieldproof_testkit::contain_or_return!();
+    let run = run_scenario("quad_gnss_flapping.yaml");
+    run.assert_passed(&["modes", "touched_down", "no_collision"]);
+}
+
+/// Mutation: without the 2 s episode rule (an episode that never reaches LAND and never
+/// ends), the flapping GNSS only ever holds and resumes: the scenario must fail on its mode
+/// sequence, and the mode timeline shows the alternation the rule prevents.
+#[test]
+#[ignore = "needs the suite's binaries, root (network namespaces) and scripts/netns-run; ~80 s"]
+fn without_the_episode_rule_the_flapping_scenario_fails() {
+    fieldproof_testkit::contain_or_return!();
+    let mutant = variant("quad_gnss_flapping.yaml", |t| {
+        with_stack_args(t, r#"{ episode_s: "1000.0" }"#)
+    });
+    let run = run_file(mutant.path());
+    assert_ne!(run.code, Some(0), "{:#}", run.record);
+    assert!(
+        run.assertions_with(false).contains(&"modes".to_string()),
+        "{:#}",
+        run.record
+    );
+    let modes = observed_sequence(&run, "modes");
+    assert!(!modes.contains(&"LAND".to_string()), "{modes:?}");
+    let resumed = modes
+        .windows(2)
+        .filter(|w| w[0] == "HOLD" && w[1] == "ACTIVE")
+        .count();
+    assert!(resumed >= 2, "HOLD -> ACTIVE {resumed} times: {modes:?}");
+}
+
+/// Mutation: with the battery floor at 0 the drained battery never lands the quad: the
+/// low-battery scenario must fail on its mode sequence (and on the touchdown).
+#[test]
+#[ignore = "needs the suite's binaries, root (network namespaces) and scripts/netns-run; ~80 s"]
+fn without_the_battery_floor_the_low_battery_scenario_fails() {
+    fieldproof_testkit::contain_or_return!();
+    let mutant = variant("quad_low_battery.yaml", |t| {
+        with_stack_args(t, r#"{ battery_floor: "0.0" }"#)
+    });
+    let run = run_file(mutant.path());
+    assert_ne!(run.code, Some(0), "{:#}", run.record);
+    let failed = run.assertions_with(false);
+    assert!(failed.contains(&"modes".to_string()), "{:#}", run.record);
+    assert!(
+        failed.contains(&"touched_down".to_string()),
+        "{:#}",
+        run.record
+    );
+    assert!(!observed_sequence(&run, "modes").contains(&"LAND".to_string()));
+}
