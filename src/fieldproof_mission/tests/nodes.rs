@@ -13,7 +13,7 @@ use fieldproof_runtime::clock::time_from_nanos;
 use fieldproof_runtime::msgs::geometry_msgs::{PoseStamped, Twist, TwistStamped};
 use fieldproof_runtime::msgs::nav_msgs::Odometry;
 use fieldproof_runtime::msgs::rosgraph_msgs;
-use fieldproof_runtime::msgs::sensor_msgs::{BatteryState, Imu, NavSatFix};
+use fieldproof_runtime::msgs::sensor_msgs::{BatteryState, Image, Imu, NavSatFix};
 use fieldproof_runtime::msgs::std_msgs;
 use fieldproof_runtime::{qos, Node, NodeBuilder, NodeResult};
 use fieldproof_testkit::{ChildGuard, Lines};
@@ -359,7 +359,7 @@ fn fake_core(dir: &Path) -> PathBuf {
     path
 }
 
-/// What the supervisor tests publish: a healthy vehicle (fresh IMU, GNSS and heartbeat, a
+/// What the supervisor tests publish: a healthy vehicle (fresh IMU, GNSS, camera and heartbeat, a
 /// full battery unless told otherwise, at (1, 2, 3) with its target at (11, 2, 3)).
 struct Vehicle {
     battery: Arc<Mutex<f32>>,
@@ -383,6 +383,7 @@ impl Vehicle {
             node.publisher::<BatteryState>("/quad1/battery_state", qos::sensor_data())?;
         let odom_pub = node.publisher::<Odometry>("/quad1/odometry/filtered", qos::default())?;
         let target_pub = node.publisher::<PoseStamped>("/quad1/mission/target", qos::latched())?;
+        let camera_pub = node.publisher::<Image>("/quad1/camera/image", qos::sensor_data())?;
         let mut target = PoseStamped::default();
         target.header.frame_id = "map".into();
         target.pose.position.x = 11.0;
@@ -404,6 +405,9 @@ impl Vehicle {
                 let mut imu = Imu::default();
                 imu.header.stamp = now;
                 let _ = imu_pub.publish(imu);
+                let mut image = Image::default();
+                image.header.stamp = now;
+                let _ = camera_pub.publish(image);
                 let mut fix = NavSatFix::default();
                 fix.header.stamp = now;
                 let _ = gps_pub.publish(fix);
@@ -438,7 +442,8 @@ fn read_lines(path: &Path) -> Vec<String> {
 
 /// The child's exit is an abort: the setpoints of the four answered frames, the mode
 /// unchanged, the reason naming the exit and the core's own words, nothing more; the
-/// evidence holds the five frames written and the four answers read.
+/// evidence, read after the node is SIGKILLed, holds the five frames written and the four
+/// answers read.
 #[test]
 fn mission_supervisor_aborts_when_its_core_exits() {
     fieldproof_testkit::contain_or_return!();
@@ -514,7 +519,9 @@ fn mission_supervisor_aborts_when_its_core_exits() {
         node.shutdown();
         Ok(())
     });
-    supervisor.stop();
+    // Killed, not stopped: the evidence is complete all the same (one write per line).
+    supervisor.child.kill().unwrap();
+    supervisor.child.wait().unwrap();
     assert_eq!(supervisor.stderr.count("panicked"), 0);
     assert!(supervisor.stderr.count("abort: supervisor_core exited") >= 1);
     let frames_in = read_lines(&frames.join("frames.in"));
@@ -551,7 +558,8 @@ fn mission_supervisor_refuses_perception_until_it_exists() {
     );
 }
 
-/// With the real `supervisor_core`: INIT, then ACTIVE after its healthy second with setpoints
+/// With the real `supervisor_core` and the camera as the vision source: INIT, then ACTIVE after
+/// its healthy second with setpoints
 /// toward the target (due east), then LAND when the battery empties, handed over once with no
 /// setpoint after it; `supervisor_core $(cat core.args) < frames.in` reproduces `frames.out`
 /// byte for byte.
@@ -568,7 +576,7 @@ fn mission_supervisor_flies_lands_and_its_frames_replay() {
         domain,
         &[
             "use_sim_time:=true".into(),
-            "vision_source:=none".into(),
+            // vision_source: camera, the default
             format!("core_executable:={core}"),
         ],
         &[("FIELDPROOF_EVIDENCE_DIR", dir.path().join("evidence"))],
@@ -629,7 +637,15 @@ fn mission_supervisor_flies_lands_and_its_frames_replay() {
         .to_string();
     assert_eq!(last.split(' ').nth(1), Some("LAND"), "{last}");
     let core_args = read_lines(&frames.join("core.args"));
-    assert_eq!(core_args, ["--vision-required=false"]);
+    assert!(core_args.is_empty(), "{core_args:?}");
+    // The camera's capture stamps reach the frames (field 5, never 0 once heard).
+    let first = String::from_utf8_lossy(&frames_in)
+        .lines()
+        .next()
+        .unwrap()
+        .to_string();
+    let vision_stamp: f64 = first.split(' ').nth(4).unwrap().parse().unwrap();
+    assert!(vision_stamp > 0.0, "{first}");
     let replay = Command::new(core)
         .args(&core_args)
         .stdin(std::fs::File::open(frames.join("frames.in")).unwrap())
