@@ -558,11 +558,10 @@ fn mission_supervisor_refuses_perception_until_it_exists() {
     );
 }
 
-/// With the real `supervisor_core` and the camera as the vision source: INIT, then ACTIVE after
-/// its healthy second with setpoints
-/// toward the target (due east), then LAND when the battery empties, handed over once with no
-/// setpoint after it; `supervisor_core $(cat core.args) < frames.in` reproduces `frames.out`
-/// byte for byte.
+/// With the real `supervisor_core` and the camera as the vision source: INIT, then ACTIVE
+/// after its healthy second with setpoints toward the target (due east), then LAND when the
+/// battery empties, handed over once with no setpoint after it;
+/// `supervisor_core $(cat core.args) < frames.in` reproduces `frames.out` byte for byte.
 #[test]
 fn mission_supervisor_flies_lands_and_its_frames_replay() {
     fieldproof_testkit::contain_or_return!();
