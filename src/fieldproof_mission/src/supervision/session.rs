@@ -43,7 +43,7 @@ pub enum Skip {
     /// The session ended (handed over or aborted).
     #[error("the session has ended")]
     Ended,
-    /// The clock did not advance since the last frame.
+    /// The clock did not advance since the last frame (in the seconds a frame carries).
     #[error("the clock did not advance: now {now_ns} ns, last frame at {last_ns} ns")]
     ClockStill {
         /// This cycle's time.
@@ -58,7 +58,8 @@ pub enum Skip {
 pub struct Session {
     state: State,
     sequence: u64,
-    last_now_ns: Option<i64>,
+    /// The last frame's time: the clock's nanoseconds and the seconds written.
+    last_now: Option<(i64, f64)>,
     mode: Option<Mode>,
     reason: Option<String>,
 }
@@ -75,7 +76,7 @@ impl Session {
         Session {
             state: State::Running,
             sequence: 0,
-            last_now_ns: None,
+            last_now: None,
             mode: None,
             reason: None,
         }
@@ -96,14 +97,16 @@ impl Session {
         if self.state != State::Running {
             return Err(Skip::Ended);
         }
-        if let Some(last_ns) = self.last_now_ns {
-            if now_ns <= last_ns {
+        let frame = inputs.frame(self.sequence + 1, now_ns);
+        // Compared as the core compares them: in seconds, as written on the wire.
+        if let Some((last_ns, last_now)) = self.last_now {
+            if frame.now <= last_now {
                 return Err(Skip::ClockStill { now_ns, last_ns });
             }
         }
-        self.sequence += 1;
-        self.last_now_ns = Some(now_ns);
-        Ok(inputs.frame(self.sequence, now_ns))
+        self.sequence = frame.sequence;
+        self.last_now = Some((now_ns, frame.now));
+        Ok(frame)
     }
 
     /// The core's answer to the last frame (its sequence already checked).
@@ -178,6 +181,55 @@ mod tests {
         assert!(s.next_frame(&inputs, 20 * MS).is_err(), "time went back");
         let f = s.next_frame(&inputs, 150 * MS).unwrap();
         assert_eq!((f.sequence, f.now), (3, 0.15));
+        // System time in nanoseconds since the epoch: 1 ns more is the same number of seconds
+        // on the wire, which the core would refuse as time standing still.
+        let epoch = 1_700_000_000_000_000_000;
+        assert_eq!(s.next_frame(&inputs, epoch).unwrap().sequence, 4);
+        assert!(matches!(
+            s.next_frame(&inputs, epoch + 1),
+            Err(Skip::ClockStill { .. })
+        ));
+        assert_eq!(s.next_frame(&inputs, epoch + 50 * MS).unwrap().sequence, 5);
+    }
+
+    proptest::proptest! {
+        /// Whatever the clock does (standing still, going back, jumping, at epoch-sized
+        /// times where nanoseconds outrun an f64's precision) and whatever the inputs, every
+        /// frame written passes the core's own checks: valid alone, sequence and time
+        /// strictly increasing, the wire line parsing back to the same frame.
+        #[test]
+        fn every_frame_written_is_one_the_core_accepts(
+            clock in proptest::collection::vec(0i64..2_000_000_000_000_000_000, 1..60),
+            stamps in proptest::collection::vec((0u8..4, -5_000_000_000i64..2_000_000_000_000_000_000, 0i64..2_000_000_000_000_000_000), 0..40),
+            battery in proptest::num::f64::ANY,
+            position in proptest::array::uniform3(proptest::num::f64::ANY),
+            target in proptest::array::uniform3(proptest::num::f64::ANY),
+        ) {
+            let mut inputs = Inputs::new();
+            for (source, stamp, receipt) in stamps {
+                match source {
+                    0 => inputs.imu(stamp, receipt),
+                    1 => inputs.gnss(stamp, receipt),
+                    2 => inputs.camera(stamp, receipt),
+                    _ => inputs.heartbeat(receipt),
+                }
+            }
+            let _ = inputs.battery(battery);
+            let _ = inputs.position(position);
+            let _ = inputs.target(target);
+            let mut session = Session::new();
+            let mut previous: Option<Frame> = None;
+            for now_ns in clock {
+                let Ok(frame) = session.next_frame(&inputs, now_ns) else { continue };
+                proptest::prop_assert_eq!(frame.validate(), Ok(()));
+                proptest::prop_assert_eq!(Frame::parse(&frame.to_line()), Ok(frame.clone()));
+                if let Some(p) = &previous {
+                    proptest::prop_assert!(frame.sequence > p.sequence);
+                    proptest::prop_assert!(frame.now > p.now);
+                }
+                previous = Some(frame);
+            }
+        }
     }
 
     #[test]
