@@ -460,6 +460,59 @@ mod tests {
         assert!(near(linear(&c), [0.3, 0.0, 0.0]));
     }
 
+    /// One thing the node can hear, for the property test.
+    #[derive(Debug, Clone)]
+    enum Heard {
+        Setpoint([f64; 3]),
+        Mode(Mode),
+        Yaw(f64),
+        Landed(bool),
+    }
+
+    fn heard() -> impl proptest::strategy::Strategy<Value = Heard> {
+        use proptest::prelude::*;
+        prop_oneof![
+            proptest::array::uniform3(proptest::num::f64::ANY).prop_map(Heard::Setpoint),
+            proptest::sample::select(Mode::ALL.to_vec()).prop_map(Heard::Mode),
+            proptest::num::f64::ANY.prop_map(Heard::Yaw),
+            proptest::bool::ANY.prop_map(Heard::Landed),
+        ]
+    }
+
+    proptest::proptest! {
+        /// Whatever it hears, in any order, at any times: every command is finite, nothing
+        /// but a descent at the set speed leaves while landing, zero while waiting, holding,
+        /// landed or complete, and landed stays landed.
+        #[test]
+        fn commands_are_finite_and_fit_the_status(
+            events in proptest::collection::vec((heard(), 0i64..200_000_000), 0..200),
+        ) {
+            let mut ap = Autopilot::new(Settings::default());
+            let mut now = 0i64;
+            let mut was_landed = false;
+            for (event, advance) in events {
+                now += advance;
+                match event {
+                    Heard::Setpoint(v) => ap.setpoint(v, now),
+                    Heard::Mode(m) => ap.mode(m),
+                    Heard::Yaw(y) => { ap.odometry_yaw(y); }
+                    Heard::Landed(l) => ap.landed(l),
+                }
+                let c = ap.step(now);
+                proptest::prop_assert_eq!(c.twist.non_finite_field(), None);
+                let out = linear(&c);
+                match ap.status() {
+                    Status::Landing(_) => proptest::prop_assert_eq!(out, [0.0, 0.0, -0.5]),
+                    Status::Following => {}
+                    _ => proptest::prop_assert_eq!(out, [0.0; 3]),
+                }
+                proptest::prop_assert_eq!(c.twist.angular, Vector3::default());
+                proptest::prop_assert!(!was_landed || ap.status() == Status::Landed);
+                was_landed = ap.status() == Status::Landed;
+            }
+        }
+    }
+
     #[test]
     fn status_lines() {
         let s = Settings::default();
