@@ -10,9 +10,10 @@
 #     resident set (VmHWM, the kernel's own maximum, not a sampled one).
 #   scripts/bench/quad_stack.sh [--profile debug|release] [--scenario FILE] [RTF ...]
 #   scripts/bench/quad_stack.sh 1 2 4 0        (0: as fast as the simulator can step)
-# Defaults: debug, config/scenarios/quad_nominal.yaml, RTF 1. It builds nothing: the runner,
-# the simulator, the bridge, `fieldproof` and the mission binaries must be in target/<profile>
-# (`cargo build --workspace`); the mission executables are found through a temporary ament
+# Defaults: debug, config/scenarios/quad_nominal.yaml, the scenario's own real_time_factor (1
+# if it sets none; the quad scenarios run at 0.5 so a debug stack on a loaded machine keeps up
+# with simulation time). It builds nothing: the runner, the simulator, the bridge, `fieldproof`
+# and the mission binaries must be in target/<profile> (`cargo build --workspace`); the mission executables are found through a temporary ament
 # prefix of links to them (as src/fieldproof_mission/tests/scenarios.rs does). Needs root
 # (network namespaces). Runs go to runs/bench-<scenario>-rtf<factor>-<time>/.
 set -euo pipefail
@@ -25,13 +26,16 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --profile) profile="${2:?--profile needs debug or release}"; shift 2 ;;
     --scenario) scenario="${2:?--scenario needs a file}"; shift 2 ;;
-    -h | --help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) factors+=("$1"); shift ;;
   esac
 done
-[ ${#factors[@]} -gt 0 ] || factors=(1)
 case "$profile" in debug | release) ;; *) echo "quad_stack.sh: --profile: $profile is not debug or release" >&2; exit 2 ;; esac
 [ -f "$scenario" ] || { echo "quad_stack.sh: --scenario: $scenario is not a file" >&2; exit 2; }
+if [ ${#factors[@]} -eq 0 ]; then
+  own="$(sed -n 's/^real_time_factor:[[:space:]]*\([0-9.]*\).*/\1/p' "$scenario")"
+  factors=("${own:-1}")
+fi
 for factor in "${factors[@]}"; do
   [[ "$factor" =~ ^[0-9]+(\.[0-9]+)?$ ]] || { echo "quad_stack.sh: real-time factor $factor is not a number >= 0" >&2; exit 2; }
 done
