@@ -26,7 +26,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --profile) profile="${2:?--profile needs debug or release}"; shift 2 ;;
     --scenario) scenario="${2:?--scenario needs a file}"; shift 2 ;;
-    -h | --help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
     *) factors+=("$1"); shift ;;
   esac
 done
