@@ -602,6 +602,10 @@ fn a_multirotor_records_its_mode_and_estimate() {
     );
     assert!(is_latched(&s.vehicles, "/ugv1/supervisor/reason"));
     assert!(!is_latched(&s.vehicles, "/ugv1/supervisor/setpoint"));
+    // The failsafe's link_state is latched by link_monitor: read so behind a link.
+    let s = crate::model::load(&scenarios_dir().join("ugv_link_loss.yaml")).unwrap();
+    assert!(is_latched(&s.vehicles, "/ugv1/link_state"));
+    assert!(!is_latched(&s.vehicles, "/ugv1/gcs/heartbeat"));
 }
 
 #[test]

@@ -100,15 +100,17 @@ pub fn mode_topic(v: &Vehicle) -> Option<String> {
     is_multirotor(v).then(|| format!("{}/{MODE_TOPIC}", v.topic_prefix()))
 }
 
-/// Whether a recorded topic is one the mission stack latches (a vehicle's supervisor mode
-/// and reason, its autopilot's status, its mission's completion): the recorder reads it
-/// reliably and transient-local, so no change is lost and the value published before the
-/// recorder joined is heard.
+/// Whether a recorded topic is one its publisher latches (a vehicle's supervisor mode and
+/// reason, its autopilot's status, its mission's completion, its failsafe's `link_state`):
+/// the recorder reads it reliably and transient-local, so no change is lost and the value
+/// published before the recorder joined is heard (the readiness wait behind a link needs
+/// link_monitor's one `link_state` true, published at its first heartbeat).
 pub fn is_latched(vehicles: &[Vehicle], topic: &str) -> bool {
     vehicles.iter().any(|v| {
-        MISSION_TOPICS
-            .iter()
-            .any(|m| m.latched && topic == format!("{}/{}", v.topic_prefix(), m.topic))
+        failsafe_state_topic(v).as_deref() == Some(topic)
+            || MISSION_TOPICS
+                .iter()
+                .any(|m| m.latched && topic == format!("{}/{}", v.topic_prefix(), m.topic))
     })
 }
 
