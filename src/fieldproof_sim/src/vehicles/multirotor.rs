@@ -2,7 +2,7 @@
 //! linear z (climb) and angular z, ramped by the limits; landed until it climbs, landed
 //! again when it comes down on the ground or on a carrier's deck, which it then rides.
 
-use super::{ramp, Vehicle};
+use super::{ramp, Vehicle, Velocity};
 use crate::math::{wrap_angle, Pose};
 
 /// Commanded climb rate above which a landed multirotor takes off.
@@ -76,11 +76,19 @@ pub fn step(v: &mut Vehicle, dt: f64, surface: Surface, carrier_pose: Option<Pos
             v.vel.vz = v.vel.vz.max(0.0);
         }
     }
-    v.accel = [
-        (v.vel.vx - old.vx) / dt,
-        (v.vel.vy - old.vy) / dt,
-        (v.vel.vz - old.vz) / dt,
-    ];
+    v.accel = body_accel(&old, &v.vel, dt);
+}
+
+/// What an accelerometer fixed to the body measures (gravity aside) when its body-frame
+/// velocity goes from `old` to `new` in `dt` while it turns at `new.wz`: the change of the
+/// body-frame velocity plus the turn's ω × v, which a body flying while it yaws feels even at
+/// a constant body-frame velocity.
+fn body_accel(old: &Velocity, new: &Velocity, dt: f64) -> [f64; 3] {
+    [
+        (new.vx - old.vx) / dt - new.wz * new.vy,
+        (new.vy - old.vy) / dt + new.wz * new.vx,
+        (new.vz - old.vz) / dt,
+    ]
 }
 
 /// Keeps a multirotor landed on a carrier on its deck as the carrier moves.
@@ -101,5 +109,65 @@ pub fn ride(v: &mut Vehicle, carrier_pose: &Pose, carrier_vel: (f64, f64, f64), 
     v.vel.vy = -s * vx_w + c * vy_w;
     v.vel.vz = 0.0;
     v.vel.wz = wz;
-    v.accel = [(v.vel.vx - old.vx) / dt, (v.vel.vy - old.vy) / dt, 0.0];
+    v.accel = body_accel(&old, &v.vel, dt);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Rotates a body-frame (x, y) by `yaw` into the world.
+    fn to_world(yaw: f64, x: f64, y: f64) -> (f64, f64) {
+        let (s, c) = yaw.sin_cos();
+        (c * x - s * y, s * x + c * y)
+    }
+
+    #[test]
+    fn a_body_turning_at_constant_body_velocity_feels_the_centripetal_acceleration() {
+        let vel = Velocity {
+            vx: 3.0,
+            vy: 0.0,
+            vz: 0.0,
+            wz: 0.6,
+        };
+        let a = body_accel(&vel, &vel, 0.001);
+        assert!(
+            (a[0] - 0.0).abs() < 1e-12 && (a[1] - 1.8).abs() < 1e-12 && a[2] == 0.0,
+            "{a:?}"
+        );
+    }
+
+    #[test]
+    fn the_measured_acceleration_in_the_world_is_the_change_of_the_world_velocity() {
+        // A body speeding up sideways and forwards while it yaws: its IMU's reading, turned
+        // into the world, is what differentiating its world velocity gives.
+        let dt = 1e-4;
+        let (mut yaw, mut vel) = (
+            0.3,
+            Velocity {
+                vx: 1.0,
+                vy: -0.5,
+                vz: 0.2,
+                wz: 0.8,
+            },
+        );
+        for _ in 0..1000 {
+            let old = vel;
+            let world_before = to_world(yaw, old.vx, old.vy);
+            vel.vx += 0.5 * dt;
+            vel.vy += 0.25 * dt;
+            yaw += vel.wz * dt;
+            let world_after = to_world(yaw, vel.vx, vel.vy);
+            let measured = body_accel(&old, &vel, dt);
+            let (ax, ay) = to_world(yaw, measured[0], measured[1]);
+            let (dx, dy) = (
+                (world_after.0 - world_before.0) / dt,
+                (world_after.1 - world_before.1) / dt,
+            );
+            assert!(
+                (ax - dx).abs() < 1e-3 && (ay - dy).abs() < 1e-3,
+                "{ax} {ay} vs {dx} {dy}"
+            );
+        }
+    }
 }
