@@ -176,7 +176,7 @@ impl ReplyGate {
         if let Some(count) = due {
             tracing::warn!(
                 "service '{service}': no reply reader of requester {:?} matched within {:?}; \
-                 sent the reply anyway, it may be lost ({count} replies so since the last warning)",
+                 sent the reply anyway, it may be lost ({count} sent this way since the last warning)",
                 requester.prefix,
                 self.wait
             );
