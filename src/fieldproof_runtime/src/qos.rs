@@ -180,6 +180,25 @@ const fn spec(r: Reliability, d: Durability, depth: usize) -> QosSpec {
 pub const fn default() -> QosSpec {
     spec(Reliability::Reliable, Durability::Volatile, 10)
 }
+/// The sensor-data profile with parameter-style names (`reliable`, else best effort;
+/// `transient_local`, else volatile; depth at least 1): a subscription whose QoS a node takes
+/// from `*_qos_*` string parameters, such as a heartbeat reader's (`link_monitor`,
+/// `mission_supervisor`), whose `one_of` choices keep other names out.
+pub fn sensor_data_named(reliability: &str, durability: &str, depth: i64) -> QosSpec {
+    let reliability = match reliability {
+        "reliable" => Reliability::Reliable,
+        _ => Reliability::BestEffort,
+    };
+    let durability = match durability {
+        "transient_local" => Durability::TransientLocal,
+        _ => Durability::Volatile,
+    };
+    sensor_data()
+        .reliability(reliability)
+        .durability(durability)
+        .keep_last(depth.max(1) as usize)
+}
+
 /// `rmw_qos_profile_sensor_data`: best effort, volatile, keep last 5.
 pub const fn sensor_data() -> QosSpec {
     spec(Reliability::BestEffort, Durability::Volatile, 5)
@@ -215,6 +234,14 @@ pub const fn rosout() -> QosSpec {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sensor_data_named_reads_parameter_names_and_keeps_depth_positive() {
+        let q = sensor_data_named("reliable", "transient_local", 5);
+        assert_eq!(q.param_strings(), ("reliable", "transient_local", 5));
+        let q = sensor_data_named("best_effort", "volatile", 0);
+        assert_eq!(q.param_strings(), ("best_effort", "volatile", 1));
+    }
 
     #[test]
     fn ros2_defaults() {

@@ -27,27 +27,11 @@ use fieldproof_runtime::msgs::{
     geometry_msgs::{Twist, Vector3},
     std_msgs,
 };
-use fieldproof_runtime::qos::{self, Durability, QosSpec, Reliability};
+use fieldproof_runtime::qos;
 use fieldproof_runtime::{
     tracing, NodeBuilder, Param, ParamHandle, ParamValue, MALFORMED_LOG_PERIOD,
 };
 use futures::FutureExt;
-
-/// The heartbeat subscription's QoS from the `heartbeat_qos_*` parameters.
-fn heartbeat_qos(reliability: &str, durability: &str, depth: i64) -> QosSpec {
-    let reliability = match reliability {
-        "reliable" => Reliability::Reliable,
-        _ => Reliability::BestEffort,
-    };
-    let durability = match durability {
-        "transient_local" => Durability::TransientLocal,
-        _ => Durability::Volatile,
-    };
-    qos::sensor_data()
-        .reliability(reliability)
-        .durability(durability)
-        .keep_last(depth.max(1) as usize)
-}
 
 fn main() -> std::process::ExitCode {
     let mut builder = NodeBuilder::new("link_monitor");
@@ -126,7 +110,7 @@ fn main() -> std::process::ExitCode {
         |node| async move {
             let timeout_s = timeout_s.get();
             let action = LossAction::parse(&loss_action.get(), land_descent_mps.get())?;
-            let hb_qos = heartbeat_qos(
+            let hb_qos = qos::sensor_data_named(
                 &heartbeat_qos_reliability.get(),
                 &heartbeat_qos_durability.get(),
                 heartbeat_qos_depth.get(),

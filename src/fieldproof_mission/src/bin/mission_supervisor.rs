@@ -25,7 +25,7 @@ use fieldproof_runtime::msgs::geometry_msgs::{PoseStamped, Twist, TwistStamped, 
 use fieldproof_runtime::msgs::nav_msgs::Odometry;
 use fieldproof_runtime::msgs::sensor_msgs::{BatteryState, Image, Imu, NavSatFix};
 use fieldproof_runtime::msgs::std_msgs;
-use fieldproof_runtime::qos::{self, Durability, QosSpec, Reliability};
+use fieldproof_runtime::qos::{self, QosSpec};
 use fieldproof_runtime::{
     tracing, BoxError, Node, NodeBuilder, Param, ParamHandle, ParamValue, Publisher,
     MALFORMED_LOG_PERIOD,
@@ -125,23 +125,6 @@ fn declare(builder: &mut NodeBuilder) -> SupervisorParams {
                 .read_only(),
         ),
     }
-}
-
-/// The heartbeat subscription's QoS from the `heartbeat_qos_*` parameters (as
-/// `link_monitor` builds it).
-fn heartbeat_qos(reliability: &str, durability: &str, depth: i64) -> QosSpec {
-    let reliability = match reliability {
-        "reliable" => Reliability::Reliable,
-        _ => Reliability::BestEffort,
-    };
-    let durability = match durability {
-        "transient_local" => Durability::TransientLocal,
-        _ => Durability::Volatile,
-    };
-    qos::sensor_data()
-        .reliability(reliability)
-        .durability(durability)
-        .keep_last(depth.max(1) as usize)
 }
 
 /// The inputs, shared by the receiving tasks and the control loop.
@@ -253,7 +236,7 @@ fn main() -> std::process::ExitCode {
             };
             let inputs: SharedInputs = Arc::new(Mutex::new(Inputs::new()));
             let sensors = qos::sensor_data();
-            let hb_qos = heartbeat_qos(
+            let hb_qos = qos::sensor_data_named(
                 &params.heartbeat_qos_reliability.get(),
                 &params.heartbeat_qos_durability.get(),
                 params.heartbeat_qos_depth.get(),
