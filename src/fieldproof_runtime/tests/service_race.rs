@@ -299,7 +299,7 @@ fn an_unmatched_requester_is_answered_once_after_the_wait_without_holding_up_oth
 /// Fresh requesters, each calling `get_parameters` once, as soon as it sees the service
 /// (what `ros2 param get` and an rclpy client do): every one is answered. A guard, not the
 /// proof: rustdds requesters seldom lose this race (20 of 20 answered without the wait too);
-/// the Cyclone DDS and `ros2 param get` clients of `test/test_service_race.py` did lose it.
+/// real `ros2 param get` clients did (`test/test_service_race.py`).
 #[test]
 fn fresh_requesters_calling_at_once_are_all_answered() {
     fieldproof_testkit::contain_or_return!();
