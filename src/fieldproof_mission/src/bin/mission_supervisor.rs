@@ -19,15 +19,16 @@ use std::time::Duration;
 
 use fieldproof_mission::supervision::core_link::{self, CoreCommand, CoreLink, Evidence};
 use fieldproof_mission::supervision::{Inputs, Publish, Session, Skip, State, VisionSource};
-use fieldproof_runtime::clock::nanos_from_time;
+use fieldproof_runtime::clock::{nanos_from_time, Clock};
 use fieldproof_runtime::logging::Throttle;
 use fieldproof_runtime::msgs::geometry_msgs::{PoseStamped, Twist, TwistStamped, Vector3};
 use fieldproof_runtime::msgs::nav_msgs::Odometry;
 use fieldproof_runtime::msgs::sensor_msgs::{BatteryState, Image, Imu, NavSatFix};
 use fieldproof_runtime::msgs::std_msgs;
+use fieldproof_runtime::msgs::RosMessage;
 use fieldproof_runtime::qos::{self, QosSpec};
 use fieldproof_runtime::{
-    tracing, BoxError, Node, NodeBuilder, Param, ParamHandle, ParamValue, Publisher,
+    tracing, BoxError, Node, NodeBuilder, Param, ParamHandle, ParamValue, Publisher, Subscription,
     MALFORMED_LOG_PERIOD,
 };
 use futures::lock::Mutex;
@@ -130,44 +131,111 @@ fn declare(builder: &mut NodeBuilder) -> SupervisorParams {
 /// The inputs, shared by the receiving tasks and the control loop.
 type SharedInputs = Arc<Mutex<Inputs>>;
 
-/// Spawns a task that feeds every message of `topic` into the inputs through `take`
-/// (`Err`: a refused sample, logged at most once per [`MALFORMED_LOG_PERIOD`]).
+/// One input topic: its subscription and how a sample goes into the inputs. Read by its
+/// receiving task as samples arrive and drained by the control loop before each frame.
+struct Source<M: RosMessage, F> {
+    sub: Subscription<M>,
+    take: F,
+    clock: Clock,
+    refused: std::sync::Mutex<Throttle>,
+}
+
+impl<M, F> Source<M, F>
+where
+    M: RosMessage,
+    F: Fn(&mut Inputs, M, i64) -> Result<(), String>,
+{
+    /// Puts `m`, received at `receipt_ns`, into `inputs` (`Err` from `take`: a refused
+    /// sample, logged at most once per [`MALFORMED_LOG_PERIOD`]).
+    fn apply(&self, inputs: &mut Inputs, m: M, receipt_ns: i64) {
+        if let Err(e) = (self.take)(inputs, m, receipt_ns) {
+            let mut refused = self.refused.lock().unwrap_or_else(|e| e.into_inner());
+            if let Some(n) = refused.hit() {
+                tracing::warn!("{}: {e} ({n} since the last report)", self.sub.topic());
+            }
+        }
+    }
+}
+
+/// An input the control loop can drain without waiting.
+trait Drain: Send + Sync {
+    /// Takes every sample already waiting on the subscription into `inputs`, without
+    /// waiting for more (malformed samples are skipped by the runtime). A reader failure
+    /// stops the drain quietly: the receiving task reports it.
+    fn drain(&self, inputs: &mut Inputs);
+}
+
+impl<M, F> Drain for Source<M, F>
+where
+    M: RosMessage + Send + 'static,
+    F: Fn(&mut Inputs, M, i64) -> Result<(), String> + Send + Sync + 'static,
+{
+    fn drain(&self, inputs: &mut Inputs) {
+        while let Ok(Some(m)) = self.sub.try_recv() {
+            self.apply(inputs, m, self.clock.now_nanos());
+        }
+    }
+}
+
+/// A fed input: the receiving task (stops when dropped) and the source to drain.
+struct Feed {
+    _task: smol::Task<()>,
+    source: Arc<dyn Drain>,
+}
+
+/// Subscribes to `topic` and spawns a task that feeds every message into the inputs
+/// through `take` (`Err`: a refused sample, logged at most once per
+/// [`MALFORMED_LOG_PERIOD`]); the control loop drains the same subscription before each
+/// frame (see [`drain_all`]).
 fn feed<M, F>(
     node: &Node,
     topic: &str,
     qos: QosSpec,
     inputs: &SharedInputs,
     take: F,
-) -> Result<smol::Task<()>, BoxError>
+) -> Result<Feed, BoxError>
 where
-    M: fieldproof_runtime::msgs::RosMessage + Send + 'static,
-    F: Fn(&mut Inputs, M, i64) -> Result<(), String> + Send + 'static,
+    M: RosMessage + Send + 'static,
+    F: Fn(&mut Inputs, M, i64) -> Result<(), String> + Send + Sync + 'static,
 {
-    let sub = node.subscription::<M>(topic, qos)?;
+    let source = Arc::new(Source {
+        sub: node.subscription::<M>(topic, qos)?,
+        take,
+        clock: node.clock(),
+        refused: std::sync::Mutex::new(Throttle::new(MALFORMED_LOG_PERIOD)),
+    });
     let inputs = inputs.clone();
-    let clock = node.clock();
-    Ok(node.spawn(async move {
-        let mut refused = Throttle::new(MALFORMED_LOG_PERIOD);
+    let receiving = source.clone();
+    let task = node.spawn(async move {
         loop {
-            match sub.recv().await {
+            match receiving.sub.recv().await {
                 Ok(m) => {
-                    let now = clock.now_nanos();
-                    let mut held = inputs.lock().await;
-                    let taken = take(&mut held, m, now);
-                    drop(held);
-                    if let Err(e) = taken {
-                        if let Some(n) = refused.hit() {
-                            tracing::warn!("{}: {e} ({n} since the last report)", sub.topic());
-                        }
-                    }
+                    let receipt_ns = receiving.clock.now_nanos();
+                    receiving.apply(&mut *inputs.lock().await, m, receipt_ns);
                 }
                 Err(e) => {
-                    tracing::error!("{e}: no more input from {}", sub.topic());
+                    tracing::error!("{e}: no more input from {}", receiving.sub.topic());
                     return;
                 }
             }
         }
-    }))
+    });
+    Ok(Feed {
+        _task: task,
+        source,
+    })
+}
+
+/// Takes every sample already waiting on every input into `inputs`, before the cycle reads
+/// its clock. After a scheduling stall of the process, the control cycle can wake before
+/// the receiving tasks have taken the samples queued during the stall: a frame built then
+/// shows every source stale by the stall's length at once (all ages jumping by the same
+/// 0.3-0.7 s, the policy holding or landing on `imu_stale`) though nothing was lost.
+/// Draining first makes the frame see what had already arrived.
+fn drain_all(feeds: &[Feed], inputs: &mut Inputs) {
+    for feed in feeds {
+        feed.source.drain(inputs);
+    }
 }
 
 /// The outputs.
@@ -241,7 +309,7 @@ fn main() -> std::process::ExitCode {
                 &params.heartbeat_qos_durability.get(),
                 params.heartbeat_qos_depth.get(),
             );
-            let mut tasks = vec![
+            let mut feeds = vec![
                 feed(&node, "imu/data", sensors, &inputs, |i, m: Imu, now| {
                     i.imu(nanos_from_time(m.header.stamp), now);
                     Ok(())
@@ -307,7 +375,7 @@ fn main() -> std::process::ExitCode {
                 )?,
             ];
             match vision {
-                VisionSource::Camera => tasks.push(feed(&node, "camera/image", sensors, &inputs, |i, m: Image, now| {
+                VisionSource::Camera => feeds.push(feed(&node, "camera/image", sensors, &inputs, |i, m: Image, now| {
                     i.camera(nanos_from_time(m.header.stamp), now);
                     Ok(())
                 })?),
@@ -374,9 +442,10 @@ fn main() -> std::process::ExitCode {
                     _ = futures::FutureExt::fuse(timer.tick()) => {}
                     _ = futures::FutureExt::fuse(node.shutdown_requested()) => break,
                 }
-                let now = clock.now_nanos();
                 let frame = {
-                    let inputs = inputs.lock().await;
+                    let mut inputs = inputs.lock().await;
+                    drain_all(&feeds, &mut inputs);
+                    let now = clock.now_nanos();
                     if !started {
                         let missing = inputs.missing(vision);
                         if !missing.is_empty() {
@@ -428,7 +497,7 @@ fn main() -> std::process::ExitCode {
             let ended = session.state().clone();
             let status = link.finish(Duration::from_secs(1)).await;
             tracing::info!("supervisor_core ended ({status}); session {ended:?}");
-            drop(tasks);
+            drop(feeds);
             // The latched mode and reason stay readable until the node is stopped.
             node.shutdown_requested().await;
             Ok(())
