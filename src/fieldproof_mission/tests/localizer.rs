@@ -7,7 +7,6 @@
 //! And without DDS: the simulator's own IMU and NavSat through the localizer, against the
 //! simulator's truth.
 
-use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use fieldproof_robots::{geo, GeoOrigin};
@@ -17,7 +16,7 @@ use fieldproof_runtime::msgs::nav_msgs::Odometry;
 use fieldproof_runtime::msgs::rosgraph_msgs::Clock;
 use fieldproof_runtime::msgs::sensor_msgs::{Imu, NavSatFix, NavSatStatus};
 use fieldproof_runtime::{qos, NodeBuilder};
-use fieldproof_testkit::{ChildGuard, Lines};
+use fieldproof_testkit::NodeProc;
 use rand::rngs::StdRng;
 use rand::SeedableRng;
 use rand_distr::{Distribution, Normal};
@@ -95,41 +94,19 @@ fn fix_at(t_ns: i64, horizontal: f64, horizontal2: f64, vertical: f64) -> NavSat
     fix
 }
 
-fn start_node() -> (ChildGuard, Lines) {
-    assert!(
-        fieldproof_testkit::is_contained(),
-        "DDS outside a private network namespace"
-    );
-    let mut args: Vec<String> = [
-        "--ros-args",
-        "-r",
-        "__ns:=/quad1",
-        "-p",
-        "use_sim_time:=true",
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
-    for (name, value) in [
+fn start_node() -> NodeProc {
+    let origin = [
         ("origin_latitude_deg", ORIGIN.latitude_deg),
         ("origin_longitude_deg", ORIGIN.longitude_deg),
         ("origin_altitude_m", ORIGIN.altitude_m),
-    ] {
-        args.push("-p".into());
-        args.push(format!("{name}:={value:?}"));
-    }
-    let mut child = Command::new(EXE)
-        .args(&args)
-        .env("ROS_DOMAIN_ID", DOMAIN.to_string())
-        .env_remove("ROS_AUTOMATIC_DISCOVERY_RANGE")
-        .env_remove("RMW_IMPLEMENTATION")
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap_or_else(|e| panic!("{EXE}: {e}"));
-    let stderr = Lines::collect_echoing(child.stderr.take().unwrap(), Some("localizer: "));
-    (ChildGuard::new(child), stderr)
+    ]
+    .map(|(name, value)| format!("{name}:={value:?}"));
+    NodeProc::command(EXE)
+        .domain(DOMAIN)
+        .ros_args(&["-r", "__ns:=/quad1"])
+        .params(&["use_sim_time:=true"])
+        .params(&origin)
+        .start()
 }
 
 /// Waits for `future` at most `limit`.
@@ -144,7 +121,7 @@ async fn within<T>(limit: Duration, future: impl std::future::Future<Output = T>
 #[test]
 fn estimates_within_2_m_of_the_truth_from_noisy_imu_and_gnss() {
     fieldproof_testkit::contain_or_return!();
-    let (mut child, stderr) = start_node();
+    let NodeProc { mut child, stderr } = start_node();
     let mut estimates: Vec<Odometry> = Vec::new();
     let collected = &mut estimates;
     let cfg = NodeBuilder::new("localizer_peer")

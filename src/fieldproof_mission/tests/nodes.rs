@@ -5,7 +5,7 @@
 //! (wall-clock waits only bound how long an expected event may take to arrive).
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -16,72 +16,20 @@ use fieldproof_runtime::msgs::rosgraph_msgs;
 use fieldproof_runtime::msgs::sensor_msgs::{BatteryState, Image, Imu, NavSatFix};
 use fieldproof_runtime::msgs::std_msgs;
 use fieldproof_runtime::{qos, Node, NodeBuilder, NodeResult};
-use fieldproof_testkit::{ChildGuard, Lines};
+use fieldproof_testkit::{NodeCommand, NodeProc};
 
 const MS: i64 = 1_000_000;
-/// signal(7): SIGINT is 2 on every Linux architecture.
-const SIGINT: i32 = 2;
 /// How long an expected event may take to arrive (wall clock): generous, never a verdict.
 const PATIENCE: Duration = Duration::from_secs(20);
 
-/// A node binary of this crate in namespace `/quad1`, ROS domain `domain`, stderr collected.
-struct NodeProc {
-    child: ChildGuard,
-    stderr: Lines,
-}
-
-impl NodeProc {
-    fn start(exe: &str, domain: u16, params: &[String]) -> NodeProc {
-        NodeProc::start_with_env(exe, domain, params, &[])
-    }
-
-    /// [`NodeProc::start`] with environment variables set.
-    fn start_with_env(
-        exe: &str,
-        domain: u16,
-        params: &[String],
-        env: &[(&str, PathBuf)],
-    ) -> NodeProc {
-        assert!(
-            fieldproof_testkit::is_contained(),
-            "DDS outside a private network namespace"
-        );
-        let mut args: Vec<String> = ["--ros-args", "-r", "__ns:=/quad1"]
-            .iter()
-            .map(|s| s.to_string())
-            .collect();
-        for p in params {
-            args.push("-p".into());
-            args.push(p.clone());
-        }
-        let mut child = Command::new(exe)
-            .args(&args)
-            .env("ROS_DOMAIN_ID", domain.to_string())
-            .env_remove("ROS_AUTOMATIC_DISCOVERY_RANGE")
-            .env_remove("RMW_IMPLEMENTATION")
-            .env_remove("FIELDPROOF_EVIDENCE_DIR")
-            .envs(env.iter().map(|(k, v)| (k, v)))
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap_or_else(|e| panic!("{exe}: {e}"));
-        let stderr = Lines::collect_echoing(child.stderr.take().unwrap(), Some("node: "));
-        NodeProc {
-            child: ChildGuard::new(child),
-            stderr,
-        }
-    }
-
-    /// SIGINT, then waits for the exit.
-    fn stop(&mut self) {
-        self.child.signal(SIGINT).expect("SIGINT");
-        let end = Instant::now() + PATIENCE;
-        while self.child.try_wait().unwrap().is_none() {
-            assert!(Instant::now() < end, "node did not exit after SIGINT");
-            std::thread::sleep(Duration::from_millis(20));
-        }
-    }
+/// A node binary of this crate in namespace `/quad1`, ROS domain `domain`, without the
+/// runner's `FIELDPROOF_EVIDENCE_DIR` (a test that wants one sets it with `.env`).
+fn quad1_node(exe: &str, domain: u16, params: &[String]) -> NodeCommand {
+    NodeProc::command(exe)
+        .domain(domain)
+        .ros_args(&["-r", "__ns:=/quad1"])
+        .params(params)
+        .env_remove("FIELDPROOF_EVIDENCE_DIR")
 }
 
 /// Runs `body` as a node named `name` in ROS domain `domain`, in this process.
@@ -185,11 +133,12 @@ fn texts(seen: &Seen<std_msgs::String>) -> Vec<String> {
 fn autopilot_stub_holds_then_lands_when_setpoints_stop() {
     fieldproof_testkit::contain_or_return!();
     let domain = 90 + (std::process::id() % 20) as u16;
-    let mut stub = NodeProc::start(
+    let mut stub = quad1_node(
         env!("CARGO_BIN_EXE_autopilot_stub"),
         domain,
         &["use_sim_time:=true".into()],
-    );
+    )
+    .start();
     let sim = SimClock::default();
     peer("autopilot_peer", domain, |node| async move {
         let clock_pub = node.publisher::<rosgraph_msgs::Clock>("/clock", qos::clock())?;
@@ -451,7 +400,7 @@ fn mission_supervisor_aborts_when_its_core_exits() {
     let dir = tempfile::tempdir().unwrap();
     let core = fake_core(dir.path());
     let frames = dir.path().join("frames");
-    let mut supervisor = NodeProc::start(
+    let mut supervisor = quad1_node(
         env!("CARGO_BIN_EXE_mission_supervisor"),
         domain,
         &[
@@ -460,7 +409,8 @@ fn mission_supervisor_aborts_when_its_core_exits() {
             format!("core_executable:={}", core.display()),
             format!("frames_dir:={}", frames.display()),
         ],
-    );
+    )
+    .start();
     let sim = SimClock::default();
     sim.set_ms(1000);
     peer("supervisor_peer", domain, |node| async move {
@@ -570,7 +520,7 @@ fn mission_supervisor_flies_lands_and_its_frames_replay() {
     let frames = dir.path().join("evidence").join("supervisor");
     let core = env!("CARGO_BIN_EXE_supervisor_core");
     // The evidence directory comes from the runner's variable (frames_dir unset).
-    let mut supervisor = NodeProc::start_with_env(
+    let mut supervisor = quad1_node(
         env!("CARGO_BIN_EXE_mission_supervisor"),
         domain,
         &[
@@ -578,8 +528,9 @@ fn mission_supervisor_flies_lands_and_its_frames_replay() {
             // vision_source: camera, the default
             format!("core_executable:={core}"),
         ],
-        &[("FIELDPROOF_EVIDENCE_DIR", dir.path().join("evidence"))],
-    );
+    )
+    .env("FIELDPROOF_EVIDENCE_DIR", dir.path().join("evidence"))
+    .start();
     let sim = SimClock::default();
     sim.set_ms(1000);
     peer("supervisor_peer", domain, |node| async move {

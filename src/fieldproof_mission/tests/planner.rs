@@ -6,7 +6,6 @@
 //! plan's first waypoint at cruise altitude, `map` shows the hits occupied and nothing else;
 //! an estimate at the goal makes `mission/complete` true.
 
-use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use fieldproof_runtime::msgs::geometry_msgs::{PoseStamped, Quaternion};
@@ -14,7 +13,7 @@ use fieldproof_runtime::msgs::nav_msgs::{OccupancyGrid, Odometry, Path};
 use fieldproof_runtime::msgs::sensor_msgs::LaserScan;
 use fieldproof_runtime::msgs::std_msgs;
 use fieldproof_runtime::{qos, NodeBuilder};
-use fieldproof_testkit::{ChildGuard, Lines};
+use fieldproof_testkit::NodeProc;
 
 const EXE: &str = env!("CARGO_BIN_EXE_planner");
 const DOMAIN: u16 = 71;
@@ -29,33 +28,16 @@ const WALL_X: f64 = 0.0;
 const WALL_HALF_LENGTH: f64 = 4.0;
 const ROBOT_RADIUS_M: f64 = 0.3;
 
-fn start_node() -> (ChildGuard, Lines) {
-    assert!(
-        fieldproof_testkit::is_contained(),
-        "DDS outside a private network namespace"
-    );
-    let mut child = Command::new(EXE)
-        .args([
-            "--ros-args",
-            "-r",
-            "__ns:=/quad1",
-            "-p",
+fn start_node() -> NodeProc {
+    NodeProc::command(EXE)
+        .domain(DOMAIN)
+        .ros_args(&["-r", "__ns:=/quad1"])
+        .params(&[
             "map_bounds_m:=[-10.0, -10.0, 10.0, 10.0]",
-            "-p",
             "rate_hz:=20.0",
-            "-p",
             "map_rate_hz:=2.0",
         ])
-        .env("ROS_DOMAIN_ID", DOMAIN.to_string())
-        .env_remove("ROS_AUTOMATIC_DISCOVERY_RANGE")
-        .env_remove("RMW_IMPLEMENTATION")
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap_or_else(|e| panic!("{EXE}: {e}"));
-    let stderr = Lines::collect_echoing(child.stderr.take().unwrap(), Some("planner: "));
-    (ChildGuard::new(child), stderr)
+        .start()
 }
 
 /// The estimate at `position`, heading [`YAW`].
@@ -225,7 +207,7 @@ impl Seen {
 #[test]
 fn plans_around_a_wall_the_lidar_sees_and_completes_at_the_goal() {
     fieldproof_testkit::contain_or_return!();
-    let (mut child, stderr) = start_node();
+    let NodeProc { mut child, stderr } = start_node();
     let mut seen = Seen::default();
     let seen_ref = &mut seen;
     let cfg = NodeBuilder::new("planner_peer")

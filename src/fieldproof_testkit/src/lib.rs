@@ -1,16 +1,19 @@
 //! What fieldproof's tests share instead of copying it: keeping every DDS participant a test
 //! opens inside a private network namespace ([`contain`]), the repository root
-//! ([`repo_root`]), the peers' Python ([`python`]), a fake ament install prefix ([`FakeAmentPrefix`]) and a guard that kills
-//! a child's process group when the test ends ([`ChildGuard`]).
+//! ([`repo_root`]), the peers' Python ([`python`]), a fake ament install prefix ([`FakeAmentPrefix`]), a guard that kills
+//! a child's process group when the test ends ([`ChildGuard`]) and a node binary started
+//! contained with its ROS arguments, parameters and domain ([`NodeProc`]).
 //!
 //! Dev-only: crates name it under `[dev-dependencies]`, never as a normal dependency.
 
 mod ament;
 mod netns;
+mod node;
 mod process;
 
 pub use ament::FakeAmentPrefix;
 pub use netns::{contain, contain_as, in_private_netns_or_rerun, is_contained, CONTAINED_ENV};
+pub use node::{NodeCommand, NodeProc};
 pub use process::{ChildGuard, Lines};
 
 use std::path::PathBuf;

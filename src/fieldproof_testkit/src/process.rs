@@ -21,12 +21,20 @@ impl Lines {
         pipe: impl Read + Send + 'static,
         prefix: Option<&'static str>,
     ) -> Lines {
+        Lines::collect_prefixed(pipe, prefix.map(str::to_owned))
+    }
+
+    /// [`Lines::collect_echoing`] with a prefix made at run time (a binary's name).
+    pub(crate) fn collect_prefixed(
+        pipe: impl Read + Send + 'static,
+        prefix: Option<String>,
+    ) -> Lines {
         let lines = Lines::default();
         let sink = lines.0.clone();
         std::thread::spawn(move || {
             for line in BufReader::new(pipe).lines() {
                 let Ok(line) = line else { break };
-                if let Some(prefix) = prefix {
+                if let Some(prefix) = &prefix {
                     eprintln!("{prefix}{line}");
                 }
                 sink.lock().unwrap().push(line);

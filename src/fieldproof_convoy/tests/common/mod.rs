@@ -7,14 +7,13 @@
 use std::fs::File;
 use std::future::Future;
 use std::io::{Read, Write};
+use std::ops::{Deref, DerefMut};
 use std::os::fd::{AsRawFd, OwnedFd};
-use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use fieldproof_convoy::serial::{make_raw, Deframer, Frame};
 use fieldproof_runtime::{Node, NodeBuilder, NodeResult};
-use fieldproof_testkit::{ChildGuard, Lines};
 
 /// A pty pair: the node opens `slave_path`, the test reads and writes `master`. The slave end
 /// stays open here (raw mode) for the test's lifetime.
@@ -90,11 +89,9 @@ impl Frames {
     }
 }
 
-/// A node binary of this crate running in ROS domain `domain`, its stderr collected.
-pub struct NodeProc {
-    pub child: ChildGuard,
-    pub stderr: Lines,
-}
+/// A node binary of this crate running in ROS domain `domain`: a
+/// [`fieldproof_testkit::NodeProc`] (its `child`, `stderr`, `wait_for_log`, `stop`).
+pub struct NodeProc(fieldproof_testkit::NodeProc);
 
 impl NodeProc {
     pub fn start(exe: &str, domain: u16, params: &[String]) -> NodeProc {
@@ -103,54 +100,26 @@ impl NodeProc {
 
     /// [`NodeProc::start`] with more ROS arguments (remappings: `["-r", "__ns:=/r1"]`).
     pub fn start_with(exe: &str, domain: u16, ros_args: &[&str], params: &[String]) -> NodeProc {
-        assert!(
-            fieldproof_testkit::is_contained(),
-            "DDS outside a private network namespace"
-        );
-        let mut args = vec!["--ros-args".to_string()];
-        args.extend(ros_args.iter().map(|a| a.to_string()));
-        for p in params {
-            args.push("-p".into());
-            args.push(p.clone());
-        }
-        let mut child = Command::new(exe)
-            .args(&args)
-            .env("ROS_DOMAIN_ID", domain.to_string())
-            .env_remove("ROS_AUTOMATIC_DISCOVERY_RANGE")
-            .env_remove("RMW_IMPLEMENTATION")
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap_or_else(|e| panic!("{exe}: {e}"));
-        let stderr = Lines::collect_echoing(child.stderr.take().unwrap(), Some("node"));
-        NodeProc {
-            child: ChildGuard::new(child),
-            stderr,
-        }
+        NodeProc(
+            fieldproof_testkit::NodeProc::command(exe)
+                .domain(domain)
+                .ros_args(ros_args)
+                .params(params)
+                .start(),
+        )
     }
+}
 
-    /// Waits until a stderr line contains `needle`.
-    pub fn wait_for_log(&self, needle: &str, timeout: Duration) {
-        let end = Instant::now() + timeout;
-        while self.stderr.count(needle) == 0 {
-            assert!(
-                Instant::now() < end,
-                "no log line with {needle:?} within {timeout:?}: {:?}",
-                self.stderr.all()
-            );
-            std::thread::sleep(Duration::from_millis(20));
-        }
+impl Deref for NodeProc {
+    type Target = fieldproof_testkit::NodeProc;
+    fn deref(&self) -> &fieldproof_testkit::NodeProc {
+        &self.0
     }
+}
 
-    /// SIGINT, then waits for the exit (a clean one: the node's files are complete).
-    pub fn stop(&mut self) {
-        self.child.signal(nix::libc::SIGINT).expect("SIGINT");
-        let end = Instant::now() + Duration::from_secs(10);
-        while self.child.try_wait().unwrap().is_none() {
-            assert!(Instant::now() < end, "node did not exit after SIGINT");
-            std::thread::sleep(Duration::from_millis(20));
-        }
+impl DerefMut for NodeProc {
+    fn deref_mut(&mut self) -> &mut fieldproof_testkit::NodeProc {
+        &mut self.0
     }
 }
 
