@@ -3,6 +3,7 @@
 //! silenced and stderr collected (and echoed, so a failing test shows the node's log).
 
 use std::ffi::{OsStr, OsString};
+use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -166,6 +167,18 @@ impl NodeCommand {
             .chain(self.env_remove.iter().map(|k| k.as_os_str()))
         {
             command.env_remove(key);
+        }
+        // SIGINT and SIGTERM at their default action in the child, whatever the test
+        // inherited: a suite started in the background of a script ignores SIGINT, and a
+        // process that starts with a signal ignored (a shell script) cannot catch it, so
+        // `stop()` would not reach it.
+        // SAFETY: `signal` is async-signal-safe; nothing else runs between fork and exec.
+        unsafe {
+            command.pre_exec(|| {
+                libc::signal(libc::SIGINT, libc::SIG_DFL);
+                libc::signal(libc::SIGTERM, libc::SIG_DFL);
+                Ok(())
+            });
         }
         let mut child = command
             .envs(self.env.iter().map(|(k, v)| (k, v)))
