@@ -1,0 +1,1 @@
+//! The model artifact and its boot gate (being built).

@@ -1,0 +1,1 @@
+//! ONNX inference on the CPU (being built).
