@@ -30,7 +30,9 @@ def _contained() -> bool:
 
 
 def pytest_configure(config):
-    """Re-runs the whole session inside a fresh network namespace unless contained."""
+    """Registers the `real_ros` marker; re-runs the whole session inside a fresh network
+    namespace unless contained."""
+    config.addinivalue_line("markers", "real_ros: runs against the real ROS 2 Jazzy rig (/opt/ros/jazzy)")
     if _contained():
         return
     if os.environ.get("FIELDPROOF_TESTKIT_RERUN"):

@@ -1,0 +1,211 @@
+"""`ros2 launch` (real launch_ros from the ROS 2 Jazzy rig) of every launch file the project ships
+(src/*/launch/*.launch.yaml): the expected nodes appear in `ros2 node list`, each answers
+`ros2 param get` of one declared parameter with the value the launch gave it, and SIGINT to
+`ros2 launch` (a terminal's Ctrl-C) ends every process with exit 0 and leaves none behind.
+
+The rig's environment and the `ros2` CLI helper are test_real_ros.py's (its module-level skip
+applies here too: no rig, or not inside a private network namespace). Each launch runs on its own
+ROS_DOMAIN_ID inside the namespace scripts/test creates (scripts/netns-run)."""
+
+import concurrent.futures
+import os
+import pathlib
+import re
+import signal
+import subprocess
+import uuid
+
+import pytest
+import yaml
+
+from nodes import INSTALL, ROOT, ament_env, wait_until
+from test_real_ros import on_domain, rig_env, ros2  # noqa: F401 (rig_env is a fixture)
+
+pytestmark = pytest.mark.real_ros
+
+MANIFEST = ROOT / "robots/ugv_ref/robot.yaml"
+FIELDPROOF = INSTALL / "fieldproof_tools/lib/fieldproof_tools/fieldproof"
+# Set in each launch's environment, so every process it starts (and their children, such as
+# mission_supervisor's supervisor_core) can be found in /proc after the launch ended.
+LAUNCH_TAG_VAR = "FIELDPROOF_LAUNCH_TEST_TAG"
+
+
+def launch_env(rig: dict, domain: int) -> dict:
+    """The rig's environment with our install tree in front on AMENT_PREFIX_PATH (what
+    `source /opt/ros/jazzy/setup.bash && source install/setup.bash` gives), on `domain`."""
+    ours = ament_env()["AMENT_PREFIX_PATH"]
+    return {**on_domain(rig, domain), "AMENT_PREFIX_PATH": f"{ours}:{rig['AMENT_PREFIX_PATH']}",
+            "ROS_LOG_DIR": str(ROOT / "build" / "ros-log")}
+
+
+def tagged_processes(tag: str) -> list[str]:
+    """`pid cmdline` of every process whose environment carries LAUNCH_TAG_VAR=`tag`."""
+    needle = f"{LAUNCH_TAG_VAR}={tag}".encode()
+    found = []
+    for proc in pathlib.Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            if needle in (proc / "environ").read_bytes().split(b"\0"):
+                cmdline = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+                state = (proc / "stat").read_text().rsplit(")", 1)[1].split()[0]
+                if state != "Z":
+                    found.append(f"{proc.name} {cmdline}")
+        except OSError:
+            continue  # gone meanwhile, or not ours to read
+    return found
+
+
+class Ros2Launch:
+    """`ros2 launch <pkg> <file> <args>` on its own domain, output kept in a log file."""
+
+    def __init__(self, rig: dict, domain: int, pkg: str, launch_file: str, *args: str):
+        self.tag = uuid.uuid4().hex
+        self.env = launch_env(rig, domain)
+        self.cmd = ["ros2", "launch", pkg, launch_file, *args]
+        self.log = open(ROOT / "build" / f"test-ros2-launch-{launch_file}-{self.tag}.log", "w+")
+        self.proc = subprocess.Popen(self.cmd, env={**self.env, LAUNCH_TAG_VAR: self.tag},
+                                     stdout=self.log, stderr=subprocess.STDOUT, text=True)
+
+    def output(self) -> str:
+        self.log.flush()
+        return pathlib.Path(self.log.name).read_text()
+
+    def interrupt(self, timeout: float = 30.0) -> int:
+        """SIGINT, as Ctrl-C in the terminal; `ros2 launch`'s exit code."""
+        self.proc.send_signal(signal.SIGINT)
+        try:
+            return self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.kill()
+            raise AssertionError(f"{self.cmd}: still running {timeout}s after SIGINT\n{self.output()}")
+
+    def kill(self):
+        """SIGKILL to `ros2 launch` and to every process it started (cleanup after a failure)."""
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+        for entry in tagged_processes(self.tag):
+            try:
+                os.kill(int(entry.split()[0]), signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+
+
+def node_list(env: dict) -> list[str]:
+    out = ros2(env, "node", "list", "--no-daemon", "--spin-time", "2")
+    return out.stdout.split() if out.returncode == 0 else []
+
+
+def param_get(env: dict, node: str, param: str) -> str:
+    """`ros2 param get`'s answer, retried until the node's parameter service answers."""
+    def answered():
+        out = ros2(env, "param", "get", "--no-daemon", node, param)
+        return out.returncode == 0 and out.stdout.strip()
+    return wait_until(answered, 60, f"ros2 param get {node} {param}", poll=0.5)
+
+
+def shown(value) -> str:
+    """How `ros2 param get` prints a scalar parameter's value."""
+    if isinstance(value, bool):
+        return f"Boolean value is: {value}"
+    if isinstance(value, int):
+        return f"Integer value is: {value}"
+    if isinstance(value, float):
+        return f"Double value is: {value}"
+    return f"String value is: {value}"
+
+
+def launch_and_check(rig: dict, domain: int, pkg: str, launch_file: str, args: list[str],
+                     expected: dict[str, tuple[str, str]]):
+    """Launches, waits for exactly the `expected` nodes ({fully qualified name: (parameter,
+    `ros2 param get` answer)}), checks one parameter of each, then Ctrl-C: exit 0, every process
+    finished cleanly, none left."""
+    launch = Ros2Launch(rig, domain, pkg, launch_file, *args)
+    try:
+        listed = wait_until(
+            lambda: (names := node_list(launch.env)) and set(expected) <= set(names) and names,
+            60, f"ros2 node list to show {sorted(expected)}", poll=0.5)
+        assert sorted(listed) == sorted(expected), f"ros2 node list: {listed}\n{launch.output()}"
+        with concurrent.futures.ThreadPoolExecutor(max_workers=4) as pool:
+            answers = dict(zip(expected, pool.map(
+                lambda node: param_get(launch.env, node, expected[node][0]), expected)))
+        assert answers == {node: answer for node, (_, answer) in expected.items()}, launch.output()
+        assert launch.proc.poll() is None, launch.output()
+        running = tagged_processes(launch.tag)
+        assert len(running) > len(expected), f"the tag finds ros2 launch and its nodes: {running}"
+
+        code = launch.interrupt()
+        output = launch.output()
+        started = re.findall(r"\[INFO\] \[([\w.-]+)\]: process started with pid \[(\d+)\]", output)
+        finished = re.findall(r"\[INFO\] \[([\w.-]+)\]: process has finished cleanly \[pid (\d+)\]", output)
+        assert code == 0, f"ros2 launch exited {code}\n{output}"
+        assert "process has died" not in output, output
+        assert len(started) == len(expected) and sorted(finished) == sorted(started), output
+        # Reaped by launch and by the nodes themselves (supervisor_core): give the kernel a moment.
+        wait_until(lambda: not tagged_processes(launch.tag), 5,
+                   f"no process of the launch left: {tagged_processes(launch.tag)}", poll=0.1)
+    finally:
+        launch.kill()
+
+
+def bridge_gen(bundle: pathlib.Path, namespace: str):
+    subprocess.run([str(FIELDPROOF), "exec", "fieldproof_bridge", "bridge_gen", str(MANIFEST), "-o", str(bundle),
+                    "-n", namespace], env=ament_env(), check=True, capture_output=True, timeout=60)
+
+
+def bundle_nodes(bundle: pathlib.Path) -> dict[str, tuple[str, str]]:
+    """Our nodes the bundle's launch file starts without Gazebo (no `if: $(var gz)`), each with
+    its `output` parameter as the bundle's params.yaml sets it."""
+    launch = yaml.safe_load((bundle / "bridge.launch.yaml").read_text())["launch"]
+    group = next(entry["group"] for entry in launch if "group" in entry)
+    namespace = next(e["push_ros_namespace"]["namespace"] for e in group if "push_ros_namespace" in e)
+    params = yaml.safe_load((bundle / "params.yaml").read_text())
+    nodes = {}
+    for entry in group:
+        node = entry.get("node")
+        if node and node["pkg"] == "fieldproof_bridge" and "if" not in node:
+            name = f"/{namespace}/{node['name']}"
+            nodes[name] = ("output", shown(params[name]["ros__parameters"]["output"]))
+    return nodes
+
+
+SHIPPED = sorted(str(p.relative_to(ROOT)) for p in ROOT.glob("src/*/launch/*.launch.yaml"))
+COVERED = ["src/fieldproof_bridge/launch/bridge.launch.yaml", "src/fieldproof_mission/launch/mission.launch.yaml",
+           "src/fieldproof_sim/launch/sim.launch.yaml", "src/fieldproof_stack/launch/goal_driver.launch.yaml"]
+
+
+def test_every_shipped_launch_file_has_a_ros2_launch_test():
+    assert SHIPPED == COVERED, "a launch file under src/*/launch/ without its test here (or the reverse)"
+
+
+def test_ros2_launch_bridge_bundle(rig_env, tmp_path):
+    bundle = tmp_path / "bundle"
+    bridge_gen(bundle, "ugv1")
+    expected = bundle_nodes(bundle)
+    assert len(expected) == 7 and expected["/ugv1/imu_adapter"] == ("output", "String value is: /ugv1/imu/data")
+    launch_and_check(rig_env, 171, "fieldproof_bridge", "bridge.launch.yaml",
+                     [f"bundle:={bundle}", "gz:=false"], expected)
+
+
+def test_ros2_launch_simulator(rig_env):
+    launch_and_check(rig_env, 172, "fieldproof_sim", "sim.launch.yaml",
+                     ["world:=worlds/depot.yaml", "vehicle:=ns=ugv1,manifest=robots/ugv_ref/robot.yaml,spawn=spawn_dock",
+                      "seed:=7"],
+                     {"/fieldproof_sim": ("seed", shown(7))})
+
+
+def test_ros2_launch_goal_driver(rig_env):
+    launch_and_check(rig_env, 173, "fieldproof_stack", "goal_driver.launch.yaml",
+                     ["namespace:=ugv7", "cmd_vel:=cmd_vel", "max_speed_mps:=0.6"],
+                     {"/ugv7/goal_driver": ("max_speed_mps", shown(0.6))})
+
+
+def test_ros2_launch_mission_computer(rig_env):
+    launch_and_check(rig_env, 174, "fieldproof_mission", "mission.launch.yaml",
+                     ["namespace:=quad7", "cmd_vel:=cmd_vel_nav", "vision_source:=none", "cruise_altitude_m:=6.5",
+                      "origin_latitude_deg:=46.5"],
+                     {"/quad7/localizer": ("origin_latitude_deg", shown(46.5)),
+                      "/quad7/planner": ("cruise_altitude_m", shown(6.5)),
+                      "/quad7/mission_supervisor": ("vision_source", shown("none")),
+                      "/quad7/autopilot_stub": ("output", shown("cmd_vel_nav"))})
