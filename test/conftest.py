@@ -54,6 +54,35 @@ def pytest_configure(config):
     os._exit(rc)
 
 
+# The real ROS 2 Jazzy rig scripts/setup installs; tests marked `real_ros` run against it.
+REAL_ROS_RIG = pathlib.Path("/opt/ros/jazzy")
+# What a real-ROS test module's skip reason says when the rig is absent.
+RIG_ABSENT_REASON = "no ROS 2 Jazzy rig"
+
+
+def pytest_terminal_summary(terminalreporter):
+    """Says how many tests ran against real ROS 2 (those marked `real_ros`), or that the rig is
+    absent and the real-ROS tests skipped (scripts/test repeats this line in its summary)."""
+    outcome_of = {}
+    for outcome in ("passed", "failed", "error", "skipped"):
+        for report in terminalreporter.stats.get(outcome, []):
+            if "real_ros" in getattr(report, "keywords", {}):
+                # a test's worst outcome over its setup, call and teardown
+                if outcome_of.get(report.nodeid) not in ("failed", "error"):
+                    outcome_of[report.nodeid] = outcome
+    skipped_modules = [report for report in terminalreporter.stats.get("skipped", [])
+                       if not hasattr(report, "keywords") and RIG_ABSENT_REASON in str(report.longrepr)]
+    counts = {outcome: list(outcome_of.values()).count(outcome) for outcome in ("passed", "failed", "error", "skipped")}
+    ran = counts["passed"] + counts["failed"] + counts["error"]
+    if not (REAL_ROS_RIG / "setup.bash").exists():
+        line = (f"real ROS 2 Jazzy: rig absent at {REAL_ROS_RIG}: 0 tests ran against it, "
+                f"{len(skipped_modules)} real-ROS test modules skipped")
+    else:
+        line = (f"real ROS 2 Jazzy: {ran} tests ran against the rig at {REAL_ROS_RIG} "
+                f"({counts['passed']} passed, {counts['failed'] + counts['error']} failed, {counts['skipped']} skipped)")
+    terminalreporter.write_sep("=", line)
+
+
 @pytest.fixture(scope="session")
 def root() -> pathlib.Path:
     """The repository root."""

@@ -22,6 +22,8 @@ if os.environ.get("FIELDPROOF_IN_NETNS") != "1":
     pytest.skip("real-ROS tests open DDS participants: run them under scripts/netns-run",
                 allow_module_level=True)
 
+pytestmark = pytest.mark.real_ros
+
 PEERS = pathlib.Path(__file__).resolve().parent / "peers"
 SYSTEM_PYTHON = "/usr/bin/python3"
 CYCLONE_RMW = "rmw_cyclonedds_cpp"

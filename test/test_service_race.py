@@ -30,6 +30,8 @@ if os.environ.get("FIELDPROOF_IN_NETNS") != "1":
     pytest.skip("real-ROS tests open DDS participants: run them under scripts/netns-run",
                 allow_module_level=True)
 
+pytestmark = pytest.mark.real_ros
+
 CALLS = 20
 CYCLONE_RMW = "rmw_cyclonedds_cpp"
 RELAY = "/race/relay"
