@@ -13,8 +13,9 @@ from an rclpy node in the test process:
    /ugv1/odom;
 4. after shutdown (launch_testing's SIGINT), every process exited 0.
 
-Run it with `launch_test` in the environment of the rig and the install tree, inside a private
-network namespace (scripts/test does: see the package README for why `colcon test` does not):
+`colcon test`, `cargo test -p fieldproof_bridge` and scripts/test run it through
+tests/launch_testing.rs (the package README says why); by hand, with `launch_test` in the
+environment of the rig and the install tree, inside a private network namespace:
     scripts/netns-run launch_test src/fieldproof_bridge/test/test_bridge_contract_launch.py
 """
 
