@@ -1,5 +1,6 @@
 //! ROS 2 message types (builtin_interfaces, std_msgs, geometry_msgs, sensor_msgs, nav_msgs,
-//! rosgraph_msgs, tf2_msgs, lifecycle_msgs) as serde types, CDR-exact with ROS 2 Jazzy.
+//! rosgraph_msgs, tf2_msgs, lifecycle_msgs, vision_msgs, diagnostic_msgs) as serde types,
+//! CDR-exact with ROS 2 Jazzy.
 //!
 //! Struct and field names are the ROS names; constants are associated consts
 //! (`NavSatStatus::STATUS_FIX`). Publishing a type with ros2-client (whose writers use rustdds'
@@ -150,6 +151,7 @@ macro_rules! ros_message {
 pub(crate) use ros_message;
 
 pub mod builtin_interfaces;
+pub mod diagnostic_msgs;
 pub mod geometry_msgs;
 pub mod lifecycle_msgs;
 pub mod nav_msgs;
@@ -157,6 +159,7 @@ pub mod rosgraph_msgs;
 pub mod sensor_msgs;
 pub mod std_msgs;
 pub mod tf2_msgs;
+pub mod vision_msgs;
 
 #[cfg(test)]
 mod tests {

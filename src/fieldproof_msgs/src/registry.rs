@@ -38,6 +38,13 @@ macro_rules! __message_table {
                 TransitionDescription = "lifecycle_msgs/msg/TransitionDescription" => lifecycle_msgs::TransitionDescription,
                 TransitionEvent = "lifecycle_msgs/msg/TransitionEvent" => lifecycle_msgs::TransitionEvent,
                 MapMetaData = "nav_msgs/msg/MapMetaData" => nav_msgs::MapMetaData,
+                Point2D = "vision_msgs/msg/Point2D" => vision_msgs::Point2D,
+                Pose2D = "vision_msgs/msg/Pose2D" => vision_msgs::Pose2D,
+                BoundingBox2D = "vision_msgs/msg/BoundingBox2D" => vision_msgs::BoundingBox2D,
+                ObjectHypothesis = "vision_msgs/msg/ObjectHypothesis" => vision_msgs::ObjectHypothesis,
+                ObjectHypothesisWithPose = "vision_msgs/msg/ObjectHypothesisWithPose" => vision_msgs::ObjectHypothesisWithPose,
+                KeyValue = "diagnostic_msgs/msg/KeyValue" => diagnostic_msgs::KeyValue,
+                DiagnosticStatus = "diagnostic_msgs/msg/DiagnosticStatus" => diagnostic_msgs::DiagnosticStatus,
             ]
             stamped: [
                 PoseStamped = "geometry_msgs/msg/PoseStamped" => geometry_msgs::PoseStamped,
@@ -58,6 +65,9 @@ macro_rules! __message_table {
                 Odometry = "nav_msgs/msg/Odometry" => nav_msgs::Odometry,
                 OccupancyGrid = "nav_msgs/msg/OccupancyGrid" => nav_msgs::OccupancyGrid,
                 Path = "nav_msgs/msg/Path" => nav_msgs::Path,
+                Detection2D = "vision_msgs/msg/Detection2D" => vision_msgs::Detection2D,
+                Detection2DArray = "vision_msgs/msg/Detection2DArray" => vision_msgs::Detection2DArray,
+                DiagnosticArray = "diagnostic_msgs/msg/DiagnosticArray" => diagnostic_msgs::DiagnosticArray,
             ]
         }
     };
@@ -389,7 +399,7 @@ mod tests {
             }
         }
         assert_eq!(MessageKind::ALL.len(), KNOWN_TYPES.len());
-        assert_eq!(KNOWN_TYPES.len(), 43);
+        assert_eq!(KNOWN_TYPES.len(), 53);
         for &kind in MessageKind::ALL {
             assert_eq!(MessageKind::from_name(kind.name()).unwrap(), kind);
             assert_eq!(kind.name().parse::<MessageKind>().unwrap(), kind);

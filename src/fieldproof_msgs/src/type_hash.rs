@@ -189,6 +189,42 @@ const DEFINITIONS: &[(&str, &str)] = &[
         "uint64 timestamp\nlifecycle_msgs/Transition transition\n\
          lifecycle_msgs/State start_state\nlifecycle_msgs/State goal_state",
     ),
+    ("vision_msgs/msg/Point2D", "float64 x\nfloat64 y"),
+    (
+        "vision_msgs/msg/Pose2D",
+        "vision_msgs/Point2D position\nfloat64 theta",
+    ),
+    (
+        "vision_msgs/msg/BoundingBox2D",
+        "vision_msgs/Pose2D center\nfloat64 size_x\nfloat64 size_y",
+    ),
+    (
+        "vision_msgs/msg/ObjectHypothesis",
+        "string class_id\nfloat64 score",
+    ),
+    (
+        "vision_msgs/msg/ObjectHypothesisWithPose",
+        "vision_msgs/ObjectHypothesis hypothesis\ngeometry_msgs/PoseWithCovariance pose",
+    ),
+    (
+        "vision_msgs/msg/Detection2D",
+        "std_msgs/Header header\nvision_msgs/ObjectHypothesisWithPose[] results\n\
+         vision_msgs/BoundingBox2D bbox\nstring id",
+    ),
+    (
+        "vision_msgs/msg/Detection2DArray",
+        "std_msgs/Header header\nvision_msgs/Detection2D[] detections",
+    ),
+    ("diagnostic_msgs/msg/KeyValue", "string key\nstring value"),
+    (
+        "diagnostic_msgs/msg/DiagnosticStatus",
+        "byte level\nstring name\nstring message\nstring hardware_id\n\
+         diagnostic_msgs/KeyValue[] values",
+    ),
+    (
+        "diagnostic_msgs/msg/DiagnosticArray",
+        "std_msgs/Header header\ndiagnostic_msgs/DiagnosticStatus[] status",
+    ),
 ];
 
 /// `type_description_interfaces/msg/FieldType`: the id of a field's value type; a fixed array
@@ -498,6 +534,10 @@ mod tests {
         "RIHS01_8d348150c12913a31ee0ec170fbf25089e4745d17035792a1ba94d6f0bc0cfc7";
     const JAZZY_PATH: &str =
         "RIHS01_1957a5bb3cee5da65c4e52e52b65a93df227efce4c20f8458b36e73066ca334b";
+    const JAZZY_DIAGNOSTIC_ARRAY: &str =
+        "RIHS01_5a8a36efb05fb25070fa0fb3810290c0e6cd4862b54a8fb975a1ee8dc55a333e";
+    const JAZZY_DIAGNOSTIC_STATUS: &str =
+        "RIHS01_b0e3e692ea2d54a8af2f4ef1930e81556a2db55216b771f8a7d2724ed47bf0e4";
 
     #[test]
     fn hashes_equal_the_ones_jazzy_ships() {
@@ -514,6 +554,54 @@ mod tests {
             JAZZY_OCCUPANCY_GRID
         );
         assert_eq!(type_hash("nav_msgs/msg/Path").unwrap(), JAZZY_PATH);
+        assert_eq!(
+            type_hash("diagnostic_msgs/msg/DiagnosticArray").unwrap(),
+            JAZZY_DIAGNOSTIC_ARRAY
+        );
+        assert_eq!(
+            type_hash("diagnostic_msgs/msg/DiagnosticStatus").unwrap(),
+            JAZZY_DIAGNOSTIC_STATUS
+        );
+    }
+
+    /// The Jazzy rig has no vision_msgs. These are the hashes rosidl generated for vision_msgs
+    /// 4.x (the `*_EXPECTED_HASH` tables of a colcon build's
+    /// `rosidl_generator_c/vision_msgs/msg/detail/detection2_d_array__description.c`, public
+    /// in github.com/borednuna/ipm-ws; its Time, Header and geometry hashes equal the rig's).
+    #[test]
+    fn vision_msgs_hashes_equal_the_ones_rosidl_generated() {
+        for (type_name, published) in [
+            (
+                "vision_msgs/msg/Detection2DArray",
+                "RIHS01_214274120007f4a683866481336b70310268cfa107aebe9d594a6acf75bda968",
+            ),
+            (
+                "vision_msgs/msg/Detection2D",
+                "RIHS01_0d12b69df5c593b3455b7346fac8205437a7d4bcb09b9e0e0b2dde787ded38ea",
+            ),
+            (
+                "vision_msgs/msg/BoundingBox2D",
+                "RIHS01_008eacbb0cf8f26e83795547bed013eec3675485ef386ec056d80eaaf1c1ce2f",
+            ),
+            (
+                "vision_msgs/msg/Pose2D",
+                "RIHS01_b0b5d1d7b4c20dd4fcde3ed1d4b289a919290572007d67a97043814db25d3648",
+            ),
+            (
+                "vision_msgs/msg/Point2D",
+                "RIHS01_eab0e83f44ab4de92ceaf76dd7d0e7638f2bdd1d16ffbe16c7a136c48e407247",
+            ),
+            (
+                "vision_msgs/msg/ObjectHypothesisWithPose",
+                "RIHS01_41c12344c0396c48b81df12467c192d99b2a0eb1463c5c37194e4223251c80bc",
+            ),
+            (
+                "vision_msgs/msg/ObjectHypothesis",
+                "RIHS01_51da43cec11c01957a64d1e05a24acd18aae7745ec30b74348ad5f6d634f7f90",
+            ),
+        ] {
+            assert_eq!(type_hash(type_name).unwrap(), published, "{type_name}");
+        }
     }
 
     #[test]

@@ -11,6 +11,9 @@ declaration order. For each sample this script
   2. builds the message from the value with rosbags' own classes and serializes it with
      rosbags, writing those bytes to OUT_JSON ({"results": [{"type", "cdr"}]}, same order) for
      the Rust side to decode and compare.
+Types the rosbags Jazzy typestore lacks (vision_msgs) are registered first from their .msg
+text in VISION_MSGS_4 below, copied from ros-perception/vision_msgs 4.1.1 (branch ros2), not from
+fieldproof_msgs, so the check stays independent of the Rust definitions.
 Exit status: 0 all equal, 1 mismatches (listed on stderr), 2 usage error or rosbags missing.
 """
 
@@ -21,13 +24,41 @@ import sys
 try:
     import numpy as np
     from rosbags.interfaces import Nodetype
-    from rosbags.typesys import Stores, get_typestore
+    from rosbags.typesys import Stores, get_types_from_msg, get_typestore
 except ImportError as err:  # the Rust test turns this into a failure with this text
     sys.stderr.write(
         f"rosbags_check: cannot import rosbags/numpy with {sys.executable}: {err}\n"
         "install the test requirements: pip install -r test/requirements.txt\n"
     )
     sys.exit(2)
+
+# vision_msgs 4.1.1 (ROS 2 Jazzy), msg/<Name>.msg without the comments.
+VISION_MSGS_4 = {
+    "vision_msgs/msg/Point2D": "float64 x\nfloat64 y\n",
+    "vision_msgs/msg/Pose2D": "vision_msgs/Point2D position\nfloat64 theta\n",
+    "vision_msgs/msg/BoundingBox2D": "vision_msgs/Pose2D center\nfloat64 size_x\nfloat64 size_y\n",
+    "vision_msgs/msg/ObjectHypothesis": "string class_id\nfloat64 score\n",
+    "vision_msgs/msg/ObjectHypothesisWithPose": (
+        "ObjectHypothesis hypothesis\ngeometry_msgs/PoseWithCovariance pose\n"
+    ),
+    "vision_msgs/msg/Detection2D": (
+        "std_msgs/Header header\nObjectHypothesisWithPose[] results\nBoundingBox2D bbox\nstring id\n"
+    ),
+    "vision_msgs/msg/Detection2DArray": "std_msgs/Header header\nDetection2D[] detections\n",
+}
+
+
+def jazzy_typestore():
+    """The rosbags Jazzy typestore, with the VISION_MSGS_4 types it lacks registered."""
+    ts = get_typestore(Stores.ROS2_JAZZY)
+    missing = {}
+    for name, text in VISION_MSGS_4.items():
+        if name not in ts.fielddefs:
+            missing.update(get_types_from_msg(text, name))
+    if missing:
+        ts.register(missing)
+    return ts
+
 
 DTYPES = {
     "bool": np.bool_,
@@ -53,9 +84,18 @@ def base_to_py(typ, value):
         return str(value)
     if typ == "bool":
         return bool(value)
+    if typ == "byte":
+        return signed_byte(int(value))
     if typ in INTS:
         return int(value)
     return float(value)
+
+
+def signed_byte(value):
+    """A scalar `byte` as rosbags holds it: one octet on the wire (rosidl's `octet`, uint8 in
+    C and in fieldproof_msgs), but a signed int8 in rosbags' Python values (a `byte[]` is a
+    uint8 array there). The octet is the same; only its Python reading differs."""
+    return value - 256 if value > 127 else value
 
 
 def build(ts, typename, value):
@@ -83,6 +123,8 @@ def compare_base(typ, actual, expected, path, errors):
         ok = isinstance(actual, float) and struct.pack("<f", actual) == struct.pack("<f", expected)
     elif typ == "string":
         ok = isinstance(actual, str) and actual == expected
+    elif typ == "byte":
+        ok = isinstance(actual, int) and actual == signed_byte(expected)
     elif typ == "bool":
         ok = isinstance(actual, bool) and actual == expected
     else:
@@ -136,7 +178,7 @@ def main(argv):
         return 2
     with open(argv[1], encoding="utf-8") as f:
         samples = json.load(f)["samples"]
-    ts = get_typestore(Stores.ROS2_JAZZY)
+    ts = jazzy_typestore()
     errors, results = [], []
     for i, sample in enumerate(samples):
         typename, value = sample["type"], sample["value"]

@@ -3,8 +3,9 @@
 #![allow(dead_code)]
 
 use fieldproof_msgs::{
-    builtin_interfaces, dispatch, geometry_msgs, lifecycle_msgs, nav_msgs, rosgraph_msgs,
-    sensor_msgs, std_msgs, tf2_msgs, MaybeStamped, MessageKind, RosMessage,
+    builtin_interfaces, diagnostic_msgs, dispatch, geometry_msgs, lifecycle_msgs, nav_msgs,
+    rosgraph_msgs, sensor_msgs, std_msgs, tf2_msgs, vision_msgs, MaybeStamped, MessageKind,
+    RosMessage,
 };
 
 /// splitmix64: small, seedable, reproducible everywhere.
@@ -207,6 +208,16 @@ gen_struct! {
     lifecycle_msgs::Transition { id, label }
     lifecycle_msgs::TransitionDescription { transition, start_state, goal_state }
     lifecycle_msgs::TransitionEvent { timestamp, transition, start_state, goal_state }
+    vision_msgs::Point2D { x, y }
+    vision_msgs::Pose2D { position, theta }
+    vision_msgs::BoundingBox2D { center, size_x, size_y }
+    vision_msgs::ObjectHypothesis { class_id, score }
+    vision_msgs::ObjectHypothesisWithPose { hypothesis, pose }
+    vision_msgs::Detection2D { header, results, bbox, id }
+    vision_msgs::Detection2DArray { header, detections }
+    diagnostic_msgs::KeyValue { key, value }
+    diagnostic_msgs::DiagnosticStatus { level, name, message, hardware_id, values }
+    diagnostic_msgs::DiagnosticArray { header, status }
 }
 
 impl Gen for std_msgs::Empty {
