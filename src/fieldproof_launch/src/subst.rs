@@ -1,5 +1,6 @@
 //! Launch substitutions: `$(var x)`, `$(env NAME [default])`, `$(find-pkg-share pkg)`,
-//! `$(find-pkg-prefix pkg)`, `$(dirname)`, `$(filename)`, as ROS 2's frontend launch files write them.
+//! `$(find-pkg-prefix pkg)`, `$(dirname)`, `$(filename)`, `$(equals a b)`, as ROS 2's
+//! frontend launch files write them.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -75,6 +76,7 @@ impl Scope {
                 .map_err(|e| fail(e.to_string()))?
                 .display()
                 .to_string()),
+            ("equals", [left, right]) => Ok(equals(left, right).to_string()),
             ("dirname", []) => Ok(self
                 .file
                 .parent()
@@ -103,6 +105,25 @@ impl Scope {
         }
         ament::package_prefix(&self.prefixes, pkg)
     }
+}
+
+/// Jazzy's `EqualsSubstitution`: two booleans (`true`, `false`, `1`, `0`, any case) compare
+/// as booleans, two numbers as numbers (relative tolerance 1e-9), anything else as text.
+/// (Words are split at whitespace after expansion, so an empty or spaced value does not
+/// compare: the substitution is then reported unsupported.)
+fn equals(left: &str, right: &str) -> bool {
+    let boolean = |s: &str| match s.to_ascii_lowercase().as_str() {
+        "true" | "1" => Some(true),
+        "false" | "0" => Some(false),
+        _ => None,
+    };
+    if let (Some(l), Some(r)) = (boolean(left), boolean(right)) {
+        return l == r;
+    }
+    if let (Ok(l), Ok(r)) = (left.parse::<f64>(), right.parse::<f64>()) {
+        return l == r || (l - r).abs() <= 1e-9 * l.abs().max(r.abs());
+    }
+    left == right
 }
 
 fn matching_paren(text: &str, from: usize) -> Option<usize> {
@@ -151,6 +172,20 @@ mod tests {
             "/bundles/ugv/params.yaml"
         );
         assert_eq!(s.expand("$(filename)").unwrap(), "bridge.launch.yaml");
+    }
+
+    #[test]
+    fn equals_compares_booleans_numbers_then_text() {
+        let s = scope();
+        assert_eq!(s.expand("$(equals $(var ns) ugv1)").unwrap(), "true");
+        assert_eq!(s.expand("$(equals $(var ns) ugv2)").unwrap(), "false");
+        assert_eq!(s.expand("$(equals True 1)").unwrap(), "true");
+        assert_eq!(s.expand("$(equals false 1)").unwrap(), "false");
+        assert_eq!(s.expand("$(equals 2.0 2)").unwrap(), "true");
+        assert_eq!(s.expand("$(equals 2.5 2)").unwrap(), "false");
+        assert_eq!(s.expand("$(equals Camera camera)").unwrap(), "false");
+        let err = s.expand("$(equals ugv1)").unwrap_err().to_string();
+        assert!(err.contains("unsupported substitution"), "{err}");
     }
 
     #[test]
