@@ -10,6 +10,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use fieldproof_runtime::clock::time_from_nanos;
+use fieldproof_runtime::msgs::diagnostic_msgs::{DiagnosticArray, DiagnosticStatus, KeyValue};
 use fieldproof_runtime::msgs::geometry_msgs::{PoseStamped, Twist, TwistStamped};
 use fieldproof_runtime::msgs::nav_msgs::Odometry;
 use fieldproof_runtime::msgs::rosgraph_msgs;
@@ -490,22 +491,142 @@ fn mission_supervisor_aborts_when_its_core_exits() {
     );
 }
 
-/// `vision_source:=perception` is refused at start-up, naming why (exit 2, no DDS opened).
+/// Publishes, every 20 ms of wall clock, a perception health report stamped with the
+/// simulated time (the capture it stands for), its `inference_ms` the text in `reported`
+/// (`None`: a report without it).
+fn perception_health(
+    node: &Node,
+    sim: &SimClock,
+    reported: &Arc<Mutex<Option<String>>>,
+) -> Result<smol::Task<()>, fieldproof_runtime::NodeError> {
+    let health_pub =
+        node.publisher::<DiagnosticArray>("/quad1/perception/health", qos::sensor_data())?;
+    let (sim, reported) = (sim.clone(), reported.clone());
+    Ok(node.spawn(async move {
+        loop {
+            let mut values = vec![KeyValue {
+                key: "frame_seq".into(),
+                value: "1".into(),
+            }];
+            if let Some(ms) = reported.lock().unwrap().clone() {
+                values.push(KeyValue {
+                    key: "inference_ms".into(),
+                    value: ms,
+                });
+            }
+            let _ = health_pub.publish(DiagnosticArray {
+                header: std_msgs::Header {
+                    stamp: time_from_nanos(sim.ns()),
+                    frame_id: "camera_link".into(),
+                },
+                status: vec![DiagnosticStatus {
+                    name: "perception".into(),
+                    hardware_id: "cpu".into(),
+                    values,
+                    ..Default::default()
+                }],
+            });
+            pause(20).await;
+        }
+    }))
+}
+
+/// `vision_source:=perception`: the health report's stamp is the frame's vision stamp and
+/// its `inference_ms` the frame's inference duration. 4 ms: INIT then ACTIVE; a reported
+/// 120 ms (over the core's 100 ms): HOLD (`inference_slow`); 4 ms again: ACTIVE after the
+/// recovery dwell. Then reports whose `inference_ms` is not finite: each refused and logged
+/// (never a panic), and refused whole, so vision goes stale and the vehicle lands.
 #[test]
-fn mission_supervisor_refuses_perception_until_it_exists() {
+fn mission_supervisor_supervises_perception_health() {
     fieldproof_testkit::contain_or_return!();
-    let out = Command::new(env!("CARGO_BIN_EXE_mission_supervisor"))
-        .args(["--ros-args", "-p", "vision_source:=perception"])
-        .env("ROS_DOMAIN_ID", "119")
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let domain = 150 + (std::process::id() % 20) as u16;
+    let dir = tempfile::tempdir().unwrap();
+    let frames = dir.path().join("frames");
+    let mut supervisor = quad1_node(
+        env!("CARGO_BIN_EXE_mission_supervisor"),
+        domain,
+        &[
+            "use_sim_time:=true".into(),
+            "vision_source:=perception".into(),
+            format!("core_executable:={}", env!("CARGO_BIN_EXE_supervisor_core")),
+            format!("frames_dir:={}", frames.display()),
+        ],
+    )
+    .start();
+    let sim = SimClock::default();
+    sim.set_ms(1000);
+    peer("supervisor_peer", domain, |node| async move {
+        let (modes, _a) = collect::<std_msgs::String>(
+            &node,
+            "/quad1/supervisor/mode",
+            qos::latched().keep_last(20),
+        )
+        .await?;
+        let (reasons, _b) = collect::<std_msgs::String>(
+            &node,
+            "/quad1/supervisor/reason",
+            qos::latched().keep_last(20),
+        )
+        .await?;
+        pause(1000).await;
+        let reported = Arc::new(Mutex::new(Some("4.000".to_string())));
+        let _health = perception_health(&node, &sim, &reported)?;
+        let (_vehicle, _c) = Vehicle::start(&node, &sim)?;
+        let last_mode = || texts(&modes).last().cloned().unwrap_or_default();
+        eventually("ACTIVE", || last_mode() == "ACTIVE").await;
+        *reported.lock().unwrap() = Some("120.000".into());
+        eventually("HOLD", || last_mode() == "HOLD").await;
+        assert_eq!(
+            texts(&reasons).last().map(String::as_str),
+            Some("inference_slow")
+        );
+        *reported.lock().unwrap() = Some("4.000".into());
+        eventually("ACTIVE again", || {
+            texts(&modes).iter().filter(|m| *m == "ACTIVE").count() == 2
+        })
+        .await;
+        *reported.lock().unwrap() = Some("NaN".into());
+        eventually("LAND", || last_mode() == "LAND").await;
+        let modes = texts(&modes);
+        assert_eq!(
+            modes[..4],
+            ["INIT", "ACTIVE", "HOLD", "ACTIVE"],
+            "{modes:?}"
+        );
+        node.shutdown();
+        Ok(())
+    });
+    supervisor.stop();
+    assert_eq!(supervisor.stderr.count("panicked"), 0);
     assert!(
-        stderr
-            .contains("vision_source perception: the perception node (issue 18) is not built yet"),
-        "{stderr}"
+        supervisor
+            .stderr
+            .count("perception/health inference_ms: NaN is not finite: sample ignored")
+            >= 1
     );
+    assert!(supervisor.stderr.count("perception/health reports refused") >= 1);
+    // The frames carry the reports: inference_ms (field 14) as reported, the vision stamp
+    // (field 5) the reports' stamps, and the refused reports left vision to go stale.
+    let frames_in = read_lines(&frames.join("frames.in"));
+    let field = |line: &str, k: usize| -> f64 { line.split(' ').nth(k).unwrap().parse().unwrap() };
+    let inference: Vec<f64> = frames_in.iter().map(|l| field(l, 13)).collect();
+    assert!(
+        inference.contains(&4.0) && inference.contains(&120.0),
+        "{inference:?}"
+    );
+    assert!(
+        inference.iter().all(|ms| [4.0, 120.0].contains(ms)),
+        "{inference:?}"
+    );
+    let first = &frames_in[0];
+    assert!(field(first, 4) > 0.0, "{first}");
+    let last = frames_in.last().unwrap();
+    assert!(
+        field(last, 1) - field(last, 4) > 0.5,
+        "vision not stale: {last}"
+    );
+    let last_answer = read_lines(&frames.join("frames.out")).pop().unwrap();
+    assert_eq!(last_answer.split(' ').nth(1), Some("LAND"), "{last_answer}");
 }
 
 /// With the real `supervisor_core` and the camera as the vision source: INIT, then ACTIVE

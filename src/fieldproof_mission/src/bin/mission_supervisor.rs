@@ -2,7 +2,8 @@
 //! simulation time, writes one frame per control cycle to its `supervisor_core` child and
 //! publishes the answer (a thin shell over [`fieldproof_mission::supervision`]).
 //!
-//! - in: `imu/data`, `gps/fix`, `camera/image` (with `vision_source:=camera`), the heartbeat
+//! - in: `imu/data`, `gps/fix`, `camera/image` (`vision_source:=camera`) or
+//!   `perception/health` (`vision_source:=perception`), the heartbeat
 //!   (`heartbeat_topic`, `heartbeat_qos_*` as `link_monitor` takes them), `battery_state`,
 //!   `odometry/filtered`, `mission/target`, `mission/complete`;
 //! - out: `supervisor/mode`, `supervisor/reason` (std_msgs/msg/String, latched) on change,
@@ -18,9 +19,11 @@
 use std::time::Duration;
 
 use fieldproof_mission::supervision::core_link::{self, CoreCommand, CoreLink, Evidence};
+use fieldproof_mission::supervision::inputs::{reported_inference_ms, PERCEPTION_HEALTH_TOPIC};
 use fieldproof_mission::supervision::{Inputs, Publish, Session, Skip, State, VisionSource};
 use fieldproof_runtime::clock::{nanos_from_time, Clock};
 use fieldproof_runtime::logging::Throttle;
+use fieldproof_runtime::msgs::diagnostic_msgs::DiagnosticArray;
 use fieldproof_runtime::msgs::geometry_msgs::{PoseStamped, Twist, TwistStamped, Vector3};
 use fieldproof_runtime::msgs::nav_msgs::Odometry;
 use fieldproof_runtime::msgs::sensor_msgs::{BatteryState, Image, Imu, NavSatFix};
@@ -62,7 +65,8 @@ fn declare(builder: &mut NodeBuilder) -> SupervisorParams {
             Param::string("vision_source", "camera")
                 .description(
                     "vision freshness from: camera (camera/image capture stamps, inference 0), \
-                     perception (perception/health, issue 18), none (ignored: the core gets \
+                     perception (perception/health: header stamp = capture, inference_ms = \
+                     the reported duration), none (ignored: the core gets \
                      --vision-required=false)",
                 )
                 .one_of(&VisionSource::CHOICES)
@@ -379,13 +383,23 @@ fn main() -> std::process::ExitCode {
                     i.camera(nanos_from_time(m.header.stamp), now);
                     Ok(())
                 })?),
+                VisionSource::Perception => feeds.push(feed(
+                    &node,
+                    PERCEPTION_HEALTH_TOPIC,
+                    sensors,
+                    &inputs,
+                    |i, m: DiagnosticArray, now| {
+                        i.perception(
+                            nanos_from_time(m.header.stamp),
+                            reported_inference_ms(&m),
+                            now,
+                        )
+                        .map_err(|e| e.to_string())
+                    },
+                )?),
                 VisionSource::None => tracing::info!(
                     "vision_source none: vision freshness is ignored (supervisor_core gets --vision-required=false)"
                 ),
-                // VisionSource::parse refuses it; kept explicit so a future source is wired here.
-                VisionSource::Perception => {
-                    return Err("vision_source perception: the perception node (issue 18) is not built yet".into())
-                }
             }
 
             let mut session = Session::new();
@@ -495,6 +509,12 @@ fn main() -> std::process::ExitCode {
                 }
             }
             let ended = session.state().clone();
+            let refused_health = inputs.lock().await.refused_health();
+            if refused_health > 0 {
+                tracing::warn!(
+                    "{refused_health} perception/health reports refused (no usable inference_ms)"
+                );
+            }
             let status = link.finish(Duration::from_secs(1)).await;
             tracing::info!("supervisor_core ended ({status}); session {ended:?}");
             drop(feeds);

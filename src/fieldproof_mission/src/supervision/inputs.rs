@@ -8,6 +8,16 @@
 //!   the node's clock: a stamp ahead of the receipt time (the sensor's `/clock` sample
 //!   reached its publisher before ours) counts as received now. The newest stamp wins
 //!   (a late, older sample does not age the source).
+//! - Perception (`vision_source: perception`): `perception/health`, a
+//!   `diagnostic_msgs/msg/DiagnosticArray` whose header stamp is the capture stamp of the
+//!   frame the perception node processed (the vision stamp, as the camera's above) and whose
+//!   status carries `inference_ms`, the reported inference duration (wall clock) of that
+//!   frame. The duration of the newest capture is the frame's `inference_ms`. A report whose
+//!   `inference_ms` is missing, not a number, not finite or negative is **refused whole**: it
+//!   neither refreshes the vision stamp nor changes the duration, and is counted
+//!   ([`Inputs::refused_health`]). A payload that reports a latency nobody can read has not
+//!   shown it is healthy, so its reports must not keep vision fresh: if it only sends such
+//!   reports, vision goes stale and the policy holds, as for a lost camera.
 //! - Ground-station link: the **receipt time** of the newest `gcs/heartbeat`, as
 //!   `link_monitor` judges the link (what matters is that it arrives).
 //! - Battery: `BatteryState.percentage`, a fraction 0..1 as the battery adapter publishes it.
@@ -19,6 +29,7 @@
 //! two only show in a frame assembled by hand.
 
 use crate::supervisor::protocol::Frame;
+use fieldproof_msgs::diagnostic_msgs::DiagnosticArray;
 
 /// Where the vision freshness comes from (parameter `vision_source`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -27,7 +38,8 @@ pub enum VisionSource {
     None,
     /// The camera's capture stamps (`camera/image`); inference takes no time.
     Camera,
-    /// The perception node's health (issue 18); not available yet.
+    /// The perception node's health (`perception/health`): capture stamps and the
+    /// reported inference duration.
     Perception,
 }
 
@@ -35,17 +47,24 @@ impl VisionSource {
     /// The parameter's choices.
     pub const CHOICES: [&'static str; 3] = ["none", "camera", "perception"];
 
-    /// The parameter's value as a source; `perception` is refused (its node is not built).
+    /// The parameter's value as a source.
     pub fn parse(value: &str) -> Result<VisionSource, String> {
         match value {
             "none" => Ok(VisionSource::None),
             "camera" => Ok(VisionSource::Camera),
-            "perception" => Err(
-                "vision_source perception: the perception node (issue 18) is not built yet".into(),
-            ),
+            "perception" => Ok(VisionSource::Perception),
             other => Err(format!(
                 "vision_source: {other:?} is not one of none, camera, perception"
             )),
+        }
+    }
+
+    /// The topic (relative name) the vision stamps come from; `None` for no source.
+    pub fn topic(self) -> Option<&'static str> {
+        match self {
+            VisionSource::None => None,
+            VisionSource::Camera => Some("camera/image"),
+            VisionSource::Perception => Some(PERCEPTION_HEALTH_TOPIC),
         }
     }
 
@@ -56,6 +75,46 @@ impl VisionSource {
             VisionSource::Camera | VisionSource::Perception => Vec::new(),
         }
     }
+}
+
+/// The perception node's health topic (relative name).
+pub const PERCEPTION_HEALTH_TOPIC: &str = "perception/health";
+
+/// The key of a health status's value that holds the reported inference duration, ms.
+pub const INFERENCE_MS_KEY: &str = "inference_ms";
+
+/// The reported inference duration of a health report: the value of [`INFERENCE_MS_KEY`]
+/// in the first status that has one (the perception node sends one status, `perception`);
+/// `None` when no status has it.
+pub fn reported_inference_ms(health: &DiagnosticArray) -> Option<&str> {
+    health.status.iter().find_map(|status| {
+        status
+            .values
+            .iter()
+            .find(|kv| kv.key == INFERENCE_MS_KEY)
+            .map(|kv| kv.value.as_str())
+    })
+}
+
+/// Reads a reported inference duration: a finite, nonnegative number of milliseconds.
+fn parse_inference_ms(text: Option<&str>) -> Result<f64, Refused> {
+    let refused = |value: String, why| Refused {
+        field: "perception/health inference_ms",
+        value,
+        why,
+    };
+    let text = text.ok_or_else(|| refused("missing".into(), "(no status carries it)"))?;
+    let ms: f64 = text
+        .trim()
+        .parse()
+        .map_err(|_| refused(format!("{text:?}"), "is not a number"))?;
+    if !ms.is_finite() {
+        return Err(refused(text.to_string(), "is not finite"));
+    }
+    if ms < 0.0 {
+        return Err(refused(text.to_string(), "is negative"));
+    }
+    Ok(ms)
 }
 
 /// A sample the supervisor refused to use (it keeps the previous value).
@@ -82,6 +141,7 @@ pub struct Inputs {
     target: Option<[f64; 3]>,
     inference_ms: f64,
     complete: bool,
+    refused_health: u64,
 }
 
 /// A capture stamp trusted no further than the receipt time, kept if newer than `slot`.
@@ -130,6 +190,32 @@ impl Inputs {
         self.inference_ms = 0.0;
     }
 
+    /// A perception health report: the capture stamp `stamp_ns` of the frame it processed,
+    /// its reported inference duration as sent (`inference_ms`, see
+    /// [`reported_inference_ms`]), received at `receipt_ns`. The duration counts when the
+    /// report's capture is the newest (a late report of an older frame changes nothing but
+    /// cannot age the source either). A duration that is missing, not a number, not finite
+    /// or negative refuses the whole report (counted; see the module documentation).
+    pub fn perception(
+        &mut self,
+        stamp_ns: i64,
+        inference_ms: Option<&str>,
+        receipt_ns: i64,
+    ) -> Result<(), Refused> {
+        let ms = parse_inference_ms(inference_ms).inspect_err(|_| self.refused_health += 1)?;
+        let stamp = stamp_ns.min(receipt_ns).max(0);
+        if self.vision_ns.is_none_or(|newest| stamp >= newest) {
+            self.inference_ms = ms;
+        }
+        newest_capture(&mut self.vision_ns, stamp_ns, receipt_ns);
+        Ok(())
+    }
+
+    /// How many perception health reports were refused so far.
+    pub fn refused_health(&self) -> u64 {
+        self.refused_health
+    }
+
     /// A ground-station heartbeat received at `receipt_ns`.
     pub fn heartbeat(&mut self, receipt_ns: i64) {
         self.link_ns = Some(self.link_ns.map_or(receipt_ns, |old| old.max(receipt_ns)));
@@ -176,8 +262,8 @@ impl Inputs {
         };
         need(self.imu_ns.is_some(), "imu/data");
         need(self.gnss_ns.is_some(), "gps/fix");
-        if vision != VisionSource::None {
-            need(self.vision_ns.is_some(), "camera/image");
+        if let Some(topic) = vision.topic() {
+            need(self.vision_ns.is_some(), topic);
         }
         need(self.link_ns.is_some(), "gcs/heartbeat");
         need(self.battery.is_some(), "battery_state");
@@ -337,11 +423,138 @@ mod tests {
         assert_eq!(VisionSource::parse("none"), Ok(VisionSource::None));
         assert_eq!(VisionSource::parse("camera"), Ok(VisionSource::Camera));
         assert_eq!(
-            VisionSource::parse("perception").unwrap_err(),
-            "vision_source perception: the perception node (issue 18) is not built yet"
+            VisionSource::parse("perception"),
+            Ok(VisionSource::Perception)
         );
-        assert!(VisionSource::parse("lidar").is_err());
+        assert_eq!(
+            VisionSource::parse("lidar").unwrap_err(),
+            "vision_source: \"lidar\" is not one of none, camera, perception"
+        );
         assert_eq!(VisionSource::None.core_flags(), ["--vision-required=false"]);
         assert!(VisionSource::Camera.core_flags().is_empty());
+        assert!(VisionSource::Perception.core_flags().is_empty());
+        assert_eq!(VisionSource::None.topic(), None);
+        assert_eq!(VisionSource::Camera.topic(), Some("camera/image"));
+        assert_eq!(VisionSource::Perception.topic(), Some("perception/health"));
+    }
+
+    /// A health report as the perception node sends it: one status, `values` as given.
+    fn health(values: &[(&str, &str)]) -> DiagnosticArray {
+        use fieldproof_msgs::diagnostic_msgs::{DiagnosticStatus, KeyValue};
+        DiagnosticArray {
+            status: vec![DiagnosticStatus {
+                name: "perception".into(),
+                values: values
+                    .iter()
+                    .map(|(k, v)| KeyValue {
+                        key: k.to_string(),
+                        value: v.to_string(),
+                    })
+                    .collect(),
+                ..Default::default()
+            }],
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn the_reported_inference_is_read_from_the_first_status_that_has_it() {
+        let h = health(&[
+            ("measured_inference_ms", "3.000"),
+            ("inference_ms", "120.000"),
+        ]);
+        assert_eq!(reported_inference_ms(&h), Some("120.000"));
+        let mut two = health(&[("frame_seq", "4")]);
+        two.status.extend(health(&[("inference_ms", "7.5")]).status);
+        assert_eq!(reported_inference_ms(&two), Some("7.5"));
+        assert_eq!(reported_inference_ms(&health(&[("detections", "1")])), None);
+        assert_eq!(reported_inference_ms(&DiagnosticArray::default()), None);
+    }
+
+    #[test]
+    fn perception_health_gives_the_capture_stamp_and_the_reported_inference() {
+        let mut i = Inputs::new();
+        assert_eq!(
+            i.missing(VisionSource::Perception)[2],
+            "perception/health",
+            "waited for before the first frame"
+        );
+        i.perception(S + 900 * MS, Some("4.250"), 2 * S).unwrap();
+        let f = i.frame(1, 2 * S);
+        assert_eq!((f.vision_stamp, f.inference_ms), (1.9, 4.25));
+        assert!(!i
+            .missing(VisionSource::Perception)
+            .contains(&"perception/health"));
+        // The overload: reported, not slept.
+        i.perception(2 * S, Some("120.000"), 2 * S + 10 * MS)
+            .unwrap();
+        let f = i.frame(2, 2 * S + 50 * MS);
+        assert_eq!((f.vision_stamp, f.inference_ms), (2.0, 120.0));
+        // A late report of an older frame neither ages the source nor changes the duration.
+        i.perception(S + 950 * MS, Some("1.0"), 2 * S + 60 * MS)
+            .unwrap();
+        let f = i.frame(3, 2 * S + 100 * MS);
+        assert_eq!((f.vision_stamp, f.inference_ms), (2.0, 120.0));
+        // Over: the newest capture's duration counts, whitespace and all.
+        i.perception(2 * S + 100 * MS, Some(" 3 "), 2 * S + 100 * MS)
+            .unwrap();
+        assert_eq!(i.frame(4, 2 * S + 150 * MS).inference_ms, 3.0);
+        // A stamp ahead of the clock counts as received then.
+        i.perception(9 * S, Some("2"), 3 * S).unwrap();
+        assert_eq!(i.frame(5, 3 * S).vision_stamp, 3.0);
+        assert_eq!(i.refused_health(), 0);
+    }
+
+    #[test]
+    fn a_health_report_without_a_usable_inference_is_refused_whole_and_counted() {
+        let mut i = Inputs::new();
+        i.perception(S, Some("5"), S).unwrap();
+        for (k, (written, message)) in [
+            (
+                None,
+                "perception/health inference_ms: missing (no status carries it): sample ignored",
+            ),
+            (
+                Some("fast"),
+                "perception/health inference_ms: \"fast\" is not a number: sample ignored",
+            ),
+            (
+                Some(""),
+                "perception/health inference_ms: \"\" is not a number: sample ignored",
+            ),
+            (
+                Some("NaN"),
+                "perception/health inference_ms: NaN is not finite: sample ignored",
+            ),
+            (
+                Some("inf"),
+                "perception/health inference_ms: inf is not finite: sample ignored",
+            ),
+            (
+                Some("-1e999"),
+                "perception/health inference_ms: -1e999 is not finite: sample ignored",
+            ),
+            (
+                Some("-0.5"),
+                "perception/health inference_ms: -0.5 is negative: sample ignored",
+            ),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let stamp = 2 * S + k as i64 * 100 * MS;
+            let e = i.perception(stamp, written, stamp).unwrap_err();
+            assert_eq!(e.to_string(), message);
+            // Freshness is not refreshed and the duration stays the last good one.
+            let f = i.frame(k as u64 + 1, stamp);
+            assert_eq!((f.vision_stamp, f.inference_ms), (1.0, 5.0), "{written:?}");
+            assert_eq!(i.refused_health(), k as u64 + 1);
+        }
+        // Nothing heard but refused reports: still waited for.
+        let mut j = Inputs::new();
+        assert!(j.perception(S, Some("x"), S).is_err());
+        assert!(j
+            .missing(VisionSource::Perception)
+            .contains(&"perception/health"));
     }
 }
