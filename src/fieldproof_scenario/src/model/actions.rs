@@ -4,6 +4,7 @@
 //! Adding an action: one line in the `tagged_enum!` list below, its fields struct and its
 //! `ActionSpec` impl (here), and what the runner does with its [`Action`].
 
+use super::raw::VisionSource;
 use super::raw::{did_you_mean, tagged_enum, PoseSpec};
 use super::types::{Action, ParamFault, ParamSetting, Stack, Vehicle};
 use super::vehicles::{check_pose, profile_err};
@@ -31,6 +32,7 @@ tagged_enum! {
     "gps.offset" => GpsOffset(GpsOffset),
     "actuator.limit" => ActuatorLimit(ActuatorLimit),
     "battery.drain" => BatteryDrain(BatteryDrain),
+    "perception.overload" => PerceptionOverload(PerceptionOverload),
     "navigate_to" => NavigateTo(NavigateTo),
     "process.kill" => ProcessKill(ProcessKill),
 }
@@ -457,6 +459,63 @@ impl ActionSpec for BatteryDrain {
     }
 }
 
+/// `perception.overload`: the perception node reports an inference duration it did not take
+/// (its `reported_inference_ms` parameter; it does not sleep), then the measured one again
+/// (0) at the end of `duration_s`. For a vehicle with `vision: perception`, whose launch
+/// file starts the node `perception`.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct PerceptionOverload {
+    /// The duration reported, ms (default 120, the spec's overload), in (0, 60000].
+    #[serde(default)]
+    pub reported_inference_ms: Option<f64>,
+    /// How long (then the measured duration is reported again).
+    #[serde(default)]
+    pub duration_s: Option<Secs>,
+}
+
+impl PerceptionOverload {
+    /// The spec's injected duration, ms.
+    pub const DEFAULT_REPORTED_INFERENCE_MS: f64 = 120.0;
+    /// The perception node's name in the vehicle's namespace.
+    pub const NODE: &'static str = "perception";
+}
+
+impl ActionSpec for PerceptionOverload {
+    fn duration_s(&self) -> Option<Secs> {
+        self.duration_s
+    }
+
+    fn validate(&self, cx: &ActionCx) -> Result<Action, ScenarioError> {
+        let veh = cx.vehicle;
+        if veh.vision != Some(VisionSource::Perception) {
+            return Err(cx.err(
+                "action",
+                format!(
+                    "{} needs the perception node, which vehicle {} runs only with vision: perception (its vision: {})",
+                    cx.action,
+                    veh.name,
+                    veh.vision.map_or("not set", VisionSource::name)
+                ),
+            ));
+        }
+        let ms = self
+            .reported_inference_ms
+            .unwrap_or(Self::DEFAULT_REPORTED_INFERENCE_MS);
+        if !(ms.is_finite() && ms > 0.0 && ms <= 60_000.0) {
+            return Err(cx.err(
+                "reported_inference_ms",
+                format!("{ms} is not in (0, 60000] ms"),
+            ));
+        }
+        Ok(cx.fault(
+            Self::NODE.to_string(),
+            vec![("reported_inference_ms", ParamSetting::Double(ms))],
+            vec![("reported_inference_ms", ParamSetting::Double(0.0))],
+        ))
+    }
+}
+
 /// `navigate_to`: a goal for the vehicle's stack.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
@@ -613,6 +672,7 @@ mod tests {
                 "localizer",
                 "planner",
                 "mission_supervisor",
+                "perception",
                 "autopilot_stub"
             ]
         );

@@ -45,7 +45,7 @@ fn fault_of(e: &Entry) -> &ParamFault {
 
 #[test]
 fn every_action_is_in_the_list_and_reads_its_own_fields() {
-    assert_eq!(ACTIONS.len(), 12);
+    assert_eq!(ACTIONS.len(), 13);
     for name in ACTIONS {
         assert!(!<RawAction as raw::Tagged>::fields_of(name).contains(&"action"));
     }
@@ -177,6 +177,91 @@ fn battery_drain() {
     assert!(fault.clear.is_empty());
     assert!(refused("action: battery.drain, to: 0.5, signal: KILL")
         .starts_with("timeline[0].signal: is not a field of battery.drain"));
+}
+
+#[test]
+fn perception_overload() {
+    let launch = launch_file(true);
+    let name = launch.path().file_name().unwrap().to_string_lossy();
+    let quad = |vision: &str, entry: &str| {
+        let f = tempfile::Builder::new()
+            .prefix(".test_model_")
+            .suffix(".yaml")
+            .tempfile_in(scenarios_dir())
+            .unwrap();
+        std::fs::write(
+            f.path(),
+            format!("name: t\nworld: ../../worlds/depot.yaml\nvehicles:\n  - {{ {QUAD}, stack: {{ launch: {name} }}{vision} }}\ntimeline:\n  - {{ at: 1s, {entry} }}\n"),
+        )
+        .unwrap();
+        load(f.path())
+    };
+    let s = quad(
+        ", vision: perception",
+        "action: perception.overload, duration_s: 0.6s",
+    )
+    .unwrap();
+    let fault = fault_of(&s.timeline[0]);
+    assert_eq!(fault.node, "perception");
+    assert_eq!(
+        fault.set,
+        [(
+            "reported_inference_ms".to_string(),
+            ParamSetting::Double(120.0)
+        )]
+    );
+    assert_eq!(
+        fault.clear,
+        [(
+            "reported_inference_ms".to_string(),
+            ParamSetting::Double(0.0)
+        )]
+    );
+    assert_eq!(s.timeline[0].duration_s, Some(0.6));
+    let s = quad(
+        ", vision: perception",
+        "action: perception.overload, reported_inference_ms: 250",
+    )
+    .unwrap();
+    let fault = fault_of(&s.timeline[0]);
+    assert_eq!(
+        fault.set,
+        [(
+            "reported_inference_ms".to_string(),
+            ParamSetting::Double(250.0)
+        )]
+    );
+    assert!(fault.clear.is_empty(), "no duration: nothing set back");
+    let refusal = |vision: &str, entry: &str| {
+        let e = quad(vision, entry).expect_err(entry).to_string();
+        e.split_once(": ")
+            .map(|(_, rest)| rest.to_string())
+            .unwrap()
+    };
+    assert_eq!(
+        refusal(", vision: camera", "action: perception.overload"),
+        "timeline[0].action: perception.overload needs the perception node, which vehicle quad1 runs only with vision: perception (its vision: camera)"
+    );
+    assert!(refusal("", "action: perception.overload").ends_with("(its vision: not set)"));
+    assert!(refused("action: perception.overload")
+        .ends_with("vehicle ugv1 runs only with vision: perception (its vision: not set)"));
+    for bad in ["0", "-5", "1e9", ".nan"] {
+        assert_eq!(
+            refusal(
+                ", vision: perception",
+                &format!("action: perception.overload, reported_inference_ms: {bad}")
+            ),
+            format!(
+                "timeline[0].reported_inference_ms: {} is not in (0, 60000] ms",
+                bad.replace(".nan", "NaN").replace("1e9", "1000000000")
+            )
+        );
+    }
+    assert!(refusal(
+        ", vision: perception",
+        "action: perception.overload, sensor: camera"
+    )
+    .starts_with("timeline[0].sensor: is not a field of perception.overload"));
 }
 
 #[test]
