@@ -66,6 +66,34 @@ impl Pose2D {
     pub fn is_finite(&self) -> bool {
         self.x_m.is_finite() && self.y_m.is_finite() && self.yaw_rad.is_finite()
     }
+
+    /// This pose (given in a frame whose origin lies at `origin`) in `origin`'s frame: rotated
+    /// by `origin.yaw_rad`, then moved by `origin`'s position. Two vehicles whose odometry
+    /// starts at their own spawn poses share a frame once each pose is placed in the world
+    /// with its spawn pose as `origin`.
+    pub fn placed_in(&self, origin: &Pose2D) -> Pose2D {
+        let (sin, cos) = origin.yaw_rad.sin_cos();
+        Pose2D {
+            x_m: origin.x_m + cos * self.x_m - sin * self.y_m,
+            y_m: origin.y_m + sin * self.x_m + cos * self.y_m,
+            yaw_rad: origin.yaw_rad + self.yaw_rad,
+        }
+    }
+
+    /// The origin `[x_m, y_m, yaw_deg]` of a node's `odom_origin` parameter; anything else is
+    /// refused naming the value.
+    pub fn from_origin_param(values: &[f64]) -> Result<Pose2D, String> {
+        match values {
+            [x_m, y_m, yaw_deg] if values.iter().all(|v| v.is_finite()) => Ok(Pose2D {
+                x_m: *x_m,
+                y_m: *y_m,
+                yaw_rad: yaw_deg.to_radians(),
+            }),
+            other => Err(format!(
+                "odom_origin: {other:?} is not [x_m, y_m, yaw_deg] (three finite numbers)"
+            )),
+        }
+    }
 }
 
 /// The lead's reported state (from the newest accepted packet).
@@ -457,6 +485,29 @@ mod tests {
 
     fn assert_close(actual: f64, expected: f64) {
         assert!((actual - expected).abs() < 1e-9, "{actual} != {expected}");
+    }
+
+    #[test]
+    fn a_pose_placed_in_its_origin_frame_is_rotated_then_moved() {
+        let origin = pose(2.0, 1.0, std::f64::consts::FRAC_PI_2);
+        let placed = pose(1.0, 0.5, 0.25).placed_in(&origin);
+        assert_close(placed.x_m, 2.0 - 0.5);
+        assert_close(placed.y_m, 1.0 + 1.0);
+        assert_close(placed.yaw_rad, std::f64::consts::FRAC_PI_2 + 0.25);
+        assert_eq!(
+            pose(1.0, 0.5, 0.25).placed_in(&Pose2D::default()),
+            pose(1.0, 0.5, 0.25)
+        );
+    }
+
+    #[test]
+    fn the_origin_parameter_takes_three_finite_numbers_in_degrees() {
+        let origin = Pose2D::from_origin_param(&[1.0, -2.0, 90.0]).unwrap();
+        assert_close(origin.yaw_rad, std::f64::consts::FRAC_PI_2);
+        for bad in [&[][..], &[1.0, 2.0][..], &[1.0, f64::NAN, 0.0][..]] {
+            let err = Pose2D::from_origin_param(bad).unwrap_err();
+            assert!(err.starts_with("odom_origin: "), "{err}");
+        }
     }
 
     #[test]

@@ -29,6 +29,27 @@ pub fn open_raw(path: &str, nonblocking_writes: bool) -> io::Result<File> {
     Ok(file)
 }
 
+/// [`open_raw`], waiting up to `wait` for `path` to appear (a pty link another process of the
+/// run creates as it starts); every other error, or a path still missing at the end, is
+/// returned at once.
+pub fn open_raw_waiting(
+    path: &str,
+    nonblocking_writes: bool,
+    wait: std::time::Duration,
+) -> io::Result<File> {
+    let deadline = std::time::Instant::now() + wait;
+    loop {
+        match open_raw(path, nonblocking_writes) {
+            Err(e)
+                if e.kind() == io::ErrorKind::NotFound && std::time::Instant::now() < deadline =>
+            {
+                std::thread::sleep(std::time::Duration::from_millis(50));
+            }
+            other => return other,
+        }
+    }
+}
+
 /// Puts a terminal in raw mode; a file that is not a terminal is left alone.
 pub fn make_raw(fd: impl std::os::fd::AsFd) -> nix::Result<()> {
     use nix::sys::termios::{cfmakeraw, tcgetattr, tcsetattr, SetArg};
@@ -118,6 +139,25 @@ mod tests {
             speed_mps: 0.3,
         }
         .encode()
+    }
+
+    #[test]
+    fn waiting_open_finds_a_path_that_appears_and_names_one_that_never_does() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("late");
+        let late = path.clone();
+        let writer = std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(100));
+            std::fs::write(late, b"").unwrap();
+        });
+        let wait = std::time::Duration::from_secs(30);
+        assert!(open_raw_waiting(path.to_str().unwrap(), false, wait).is_ok());
+        writer.join().unwrap();
+        let missing = dir.path().join("never");
+        let err = open_raw_waiting(missing.to_str().unwrap(), false, std::time::Duration::ZERO)
+            .unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::NotFound);
+        assert!(err.to_string().contains("never"), "{err}");
     }
 
     #[test]

@@ -10,7 +10,11 @@
 //!   `convoy/watchdog_state` (std_msgs/msg/String, latched: transient local, depth 1) at every
 //!   change of state (`FOLLOW`, `HOLD`, `SAFE_STOP`, `REJOIN`); `convoy/link_stats`
 //!   (std_msgs/msg/String, a JSON object: the watchdog's `LinkStats` fields plus `bad_packets`,
-//!   `state`, `pkt_age_s`, `rssi_dbm`, `gap_err_m`) every cycle;
+//!   `first_seq`, `newest_seq`, `state`, `pkt_age_s`, `rssi_dbm`, `gap_err_m`) every cycle;
+//! - `odom_origin` (`[x_m, y_m, yaw_deg]`): its odometry placed in the frame the lead reports
+//!   in (each vehicle's spawn pose in the world, when odometry starts at the spawn pose);
+//! - a `serial_port` that does not exist yet is waited for (20 s: a pty link another process
+//!   of the run makes);
 //! - `csv_path` (empty: none): one row per control cycle, `t,seq_gaps,rssi_dbm,pkt_age_s,
 //!   gap_err_m,state,lead_dist_m` (`fieldproof_convoy::csv_log`), flushed every row;
 //! - `rssi_topic` (std_msgs/msg/Float64, from `lora_radio`) feeds the CSV's `rssi_dbm`.
@@ -31,7 +35,9 @@ use fieldproof_runtime::logging::Throttle;
 use fieldproof_runtime::msgs::geometry_msgs::{Twist, Vector3};
 use fieldproof_runtime::msgs::nav_msgs::Odometry;
 use fieldproof_runtime::msgs::std_msgs;
-use fieldproof_runtime::{qos, tracing, NodeBuilder, Param, ParamHandle, MALFORMED_LOG_PERIOD};
+use fieldproof_runtime::{
+    qos, tracing, NodeBuilder, Param, ParamHandle, ParamValue, MALFORMED_LOG_PERIOD,
+};
 use futures::FutureExt;
 use serde::Serialize;
 
@@ -50,6 +56,7 @@ struct FollowerParams {
     fresh_s: ParamHandle<f64>,
     grace_s: ParamHandle<f64>,
     gap_tolerance_m: ParamHandle<f64>,
+    odom_origin: ParamHandle<Vec<f64>>,
 }
 
 fn declare(builder: &mut NodeBuilder) -> FollowerParams {
@@ -131,6 +138,7 @@ fn declare(builder: &mut NodeBuilder) -> FollowerParams {
                 .description("REJOIN ends in FOLLOW once |gap error| is below this, metres")
                 .read_only(),
         ),
+        odom_origin: builder.declare(origin_param()),
     }
 }
 
@@ -156,11 +164,33 @@ impl FollowerParams {
     }
 }
 
+/// The `odom_origin` parameter: where the follower's odom frame lies in the frame the lead
+/// reports in (the lead_broadcaster's `odom_origin` names the same frame).
+fn origin_param() -> Param {
+    Param::doubles("odom_origin", &[0.0, 0.0, 0.0])
+        .description(
+            "where the odom frame lies in the convoy's shared frame, [x_m, y_m, yaw_deg] \
+             (the spawn pose in the world when each vehicle's odometry starts at its spawn)",
+        )
+        .on_change(|v| match v {
+            ParamValue::DoubleArray(a) => Pose2D::from_origin_param(a).map(|_| ()),
+            other => Err(format!("odom_origin: {other:?} is not a list of numbers")),
+        })
+        .read_only()
+}
+
+/// How long a serial device may take to appear (a pty link made by another process of the run).
+const SERIAL_WAIT: Duration = Duration::from_secs(20);
+
 /// What `convoy/link_stats` carries.
 #[derive(Serialize)]
 struct LinkReport {
     #[serde(flatten)]
     link: LinkStats,
+    /// The first accepted seq and the newest: the follower's `seq_gaps` count the numbers
+    /// skipped between them (what a scenario's `seq_accounting` compares with the drops).
+    first_seq: Option<u32>,
+    newest_seq: Option<u32>,
     bad_packets: u64,
     state: &'static str,
     pkt_age_s: Option<f64>,
@@ -202,8 +232,8 @@ fn spawn_sources(
         }));
     }
     if !serial_path.is_empty() {
-        let mut port =
-            serial::open_raw(serial_path, false).map_err(|e| format!("serial_port: {e}"))?;
+        let mut port = serial::open_raw_waiting(serial_path, false, SERIAL_WAIT)
+            .map_err(|e| format!("serial_port: {e}"))?;
         let tx = tx.clone();
         let path = serial_path.to_string();
         std::thread::spawn(move || {
@@ -261,6 +291,7 @@ fn main() -> std::process::ExitCode {
     fieldproof_runtime::main(
         move || builder,
         |node| async move {
+            let origin = Pose2D::from_origin_param(&params.odom_origin.get())?;
             let mut watchdog = Watchdog::new(params.watchdog_config())?;
             let mut controller = FollowController::new(params.follow_config())?;
             let odom_sub = node.subscription::<Odometry>("odom", qos::default())?;
@@ -295,6 +326,7 @@ fn main() -> std::process::ExitCode {
             let mut rssi_dbm: Option<f64> = None;
             let mut published_state: Option<WatchdogState> = None;
             let mut bad_packets = 0u64;
+            let mut first_seq: Option<u32> = None;
             let mut bad_log = Throttle::new(MALFORMED_LOG_PERIOD);
             let mut bad_odom = Throttle::new(MALFORMED_LOG_PERIOD);
             let now_s = || node.clock().now_nanos() as f64 * 1e-9;
@@ -318,6 +350,7 @@ fn main() -> std::process::ExitCode {
                             Ok(packet) => {
                                 if watchdog.on_packet(packet.seq, now_s()).accepted() {
                                     newest = Some(LeadReport::from_packet(&packet));
+                                    first_seq.get_or_insert(packet.seq);
                                 }
                             }
                             Err(reason) => {
@@ -332,7 +365,8 @@ fn main() -> std::process::ExitCode {
                         let m = m?;
                         let p = &m.pose.pose;
                         let q = &p.orientation;
-                        let pose = Pose2D::from_position_quaternion(p.position.x, p.position.y, [q.x, q.y, q.z, q.w]);
+                        let pose = Pose2D::from_position_quaternion(p.position.x, p.position.y, [q.x, q.y, q.z, q.w])
+                            .placed_in(&origin);
                         if pose.is_finite() {
                             follower = Some(pose);
                         } else if bad_odom.hit().is_some() {
@@ -378,6 +412,8 @@ fn main() -> std::process::ExitCode {
                         stats_pub.publish(std_msgs::String {
                             data: serde_json::to_string(&LinkReport {
                                 link: stats,
+                                first_seq,
+                                newest_seq: watchdog.newest_seq(),
                                 bad_packets,
                                 state: state.as_str(),
                                 pkt_age_s: age,

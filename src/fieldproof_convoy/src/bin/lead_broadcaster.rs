@@ -6,7 +6,9 @@
 //! - out: the frames on `serial_port` and `udp_target` (either empty: off); `convoy/source_stats`
 //!   (std_msgs/msg/String, latched: a JSON object `{seq, sent, dropped_every_n,
 //!   dropped_blackout, dropped, serial_write_failures, udp_send_failures}`) after every packet;
-//! - no packet (and no seq used) before the first odometry;
+//! - no packet (and no seq used) before the first odometry; the pose is sent in the convoy's
+//!   shared frame: the odometry placed by `odom_origin` (`[x_m, y_m, yaw_deg]`, default the
+//!   odom frame itself); a `serial_port` that does not exist yet is waited for (20 s);
 //! - source-side degradation, settable at run time (`ros2 param set`): `drop_every_n` drops the
 //!   packets whose seq is a multiple of n; `blackout` drops all while true; `blackout_start_s`
 //!   / `blackout_duration_s` a window measured from the node's start. A dropped packet uses its
@@ -41,7 +43,11 @@ struct BroadcasterParams {
     blackout: ParamHandle<bool>,
     blackout_start_s: ParamHandle<f64>,
     blackout_duration_s: ParamHandle<f64>,
+    odom_origin: ParamHandle<Vec<f64>>,
 }
+
+/// How long the serial device may take to appear (a pty link made by another process of the run).
+const SERIAL_WAIT: std::time::Duration = std::time::Duration::from_secs(20);
 
 impl BroadcasterParams {
     fn degradation(&self) -> SourceDegradation {
@@ -113,6 +119,18 @@ fn declare(builder: &mut NodeBuilder) -> BroadcasterParams {
                 .range(0.0, 1e6)
                 .description("blackout window length, seconds (0: no window)"),
         ),
+        odom_origin: builder.declare(
+            Param::doubles("odom_origin", &[0.0, 0.0, 0.0])
+                .description(
+                    "where the odom frame lies in the convoy's shared frame, [x_m, y_m, yaw_deg] \
+                     (the spawn pose in the world when each vehicle's odometry starts at its spawn)",
+                )
+                .on_change(|v| match v {
+                    ParamValue::DoubleArray(a) => Pose2D::from_origin_param(a).map(|_| ()),
+                    other => Err(format!("odom_origin: {other:?} is not a list of numbers")),
+                })
+                .read_only(),
+        ),
     }
 }
 
@@ -130,7 +148,7 @@ fn main() -> std::process::ExitCode {
                 None
             } else {
                 Some(
-                    serial::open_raw(&serial_path, true)
+                    serial::open_raw_waiting(&serial_path, true, SERIAL_WAIT)
                         .map_err(|e| format!("serial_port: {e}"))?,
                 )
             };
@@ -162,6 +180,7 @@ fn main() -> std::process::ExitCode {
                 serial_path,
                 udp_target
             );
+            let origin = Pose2D::from_origin_param(&params.odom_origin.get())?;
             let start_ns = node.clock().now_nanos();
             let rover_id = params.rover_id.get() as u8;
             let mut newest: Option<(Pose2D, f64)> = None;
@@ -176,7 +195,8 @@ fn main() -> std::process::ExitCode {
                         let m = m?;
                         let p = &m.pose.pose;
                         let q = &p.orientation;
-                        let pose = Pose2D::from_position_quaternion(p.position.x, p.position.y, [q.x, q.y, q.z, q.w]);
+                        let pose = Pose2D::from_position_quaternion(p.position.x, p.position.y, [q.x, q.y, q.z, q.w])
+                            .placed_in(&origin);
                         let speed = m.twist.twist.linear.x;
                         if pose.is_finite() && speed.is_finite() {
                             newest = Some((pose, speed));

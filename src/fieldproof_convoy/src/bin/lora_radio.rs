@@ -15,7 +15,7 @@
 //!   `convoy/rssi_dbm` (std_msgs/msg/Float64) for the follower's log;
 //! - out: `convoy/radio_stats` (std_msgs/msg/String, latched, JSON `{received, sent,
 //!   dropped_busy, dropped_loss, in_flight, last_rssi_dbm, airtime_s, skipped_bytes,
-//!   write_failures}`) after every event. Time is the wall clock (a radio is physical).
+//!   write_failures, last_received_seq}`) after every event. Time is the wall clock (a radio is physical).
 //!
 //! ```text
 //! lora_radio --ros-args -p input_port:=/dev/pts/4 -p output_port:=/dev/pts/6
@@ -200,7 +200,13 @@ struct RadioStats {
     airtime_s: f64,
     skipped_bytes: u64,
     write_failures: u64,
+    /// The seq of the newest frame read from the input (a radio dropping its oldest waiting
+    /// frame has decided the fate of every frame before it once the next one arrives).
+    last_received_seq: Option<u32>,
 }
+
+/// How long a serial device may take to appear (a pty link made by another process of the run).
+const SERIAL_WAIT: Duration = Duration::from_secs(20);
 
 /// Reads `port` on a thread, sending each valid frame with its arrival time; returns the
 /// channel and the shared count of skipped bytes.
@@ -278,10 +284,10 @@ fn main() -> std::process::ExitCode {
                 )
                 .into());
             }
-            let input =
-                serial::open_raw(&input_path, false).map_err(|e| format!("input_port: {e}"))?;
-            let mut output =
-                serial::open_raw(&output_path, true).map_err(|e| format!("output_port: {e}"))?;
+            let input = serial::open_raw_waiting(&input_path, false, SERIAL_WAIT)
+                .map_err(|e| format!("input_port: {e}"))?;
+            let mut output = serial::open_raw_waiting(&output_path, true, SERIAL_WAIT)
+                .map_err(|e| format!("output_port: {e}"))?;
             let stats_pub =
                 node.publisher::<std_msgs::String>("convoy/radio_stats", qos::latched())?;
             let rssi_pub =
@@ -290,6 +296,7 @@ fn main() -> std::process::ExitCode {
             let mut rng = rand::rngs::StdRng::seed_from_u64(params.seed.get() as u64);
             let mut radio = RadioChannel::<Frame>::new(policy, params.queue_depth.get() as usize);
             let mut last_rssi_dbm = None;
+            let mut last_received_seq: Option<u32> = None;
             let mut write_failures = 0u64;
             let mut write_failure = Throttle::new(MALFORMED_LOG_PERIOD);
             let start = Instant::now();
@@ -313,6 +320,7 @@ fn main() -> std::process::ExitCode {
                 futures::select! {
                     f = frames.recv().fuse() => {
                         let (frame, at) = f?;
+                        last_received_seq = Some(u32::from_le_bytes([frame[2], frame[3], frame[4], frame[5]]));
                         radio.arrive(frame, since_start(at), airtime_s);
                     }
                     _ = tx_end.fuse() => {
@@ -352,6 +360,7 @@ fn main() -> std::process::ExitCode {
                     airtime_s,
                     skipped_bytes: skipped.load(std::sync::atomic::Ordering::Relaxed),
                     write_failures,
+                    last_received_seq,
                 };
                 stats_pub.publish(std_msgs::String {
                     data: serde_json::to_string(&stats)?,
