@@ -187,6 +187,9 @@ pub fn plan(
                 v.pose.xyz[0], v.pose.xyz[1], v.pose.xyz[2], v.pose.yaw_deg
             )),
         }
+        if let Some(kg) = v.payload_kg {
+            spec.push_str(&format!(",payload_kg={kg}"));
+        }
         argv.push("--vehicle".into());
         argv.push(spec);
     }

@@ -18,13 +18,13 @@ use serde_json::{json, Value as Json};
 pub const MAX_TRUTH_GAP_S: f64 = 0.5;
 
 /// A position at `prefix.{x,y,z}` (`pose.pose.position`).
-fn position(m: &Json, prefix: &str) -> Option<[f64; 3]> {
+pub(super) fn position(m: &Json, prefix: &str) -> Option<[f64; 3]> {
     let axis = |a: &str| lookup(m, &format!("{prefix}.{a}")).and_then(as_number);
     Some([axis("x")?, axis("y")?, axis("z")?])
 }
 
 /// A message's `header.stamp` in seconds, when it has a nonzero one.
-fn stamp(m: &Json) -> Option<f64> {
+pub(super) fn stamp(m: &Json) -> Option<f64> {
     let sec = lookup(m, "header.stamp.sec").and_then(as_number)?;
     let nanosec = lookup(m, "header.stamp.nanosec").and_then(as_number)?;
     let t = sec + nanosec * 1e-9;
@@ -32,7 +32,7 @@ fn stamp(m: &Json) -> Option<f64> {
 }
 
 /// The truth at `t`, interpolated between the samples around it (`truth` sorted by time).
-fn truth_at(truth: &[(f64, [f64; 3])], t: f64) -> Option<[f64; 3]> {
+pub(super) fn truth_at(truth: &[(f64, [f64; 3])], t: f64) -> Option<[f64; 3]> {
     let i = truth.partition_point(|(tt, _)| *tt < t);
     let (t1, p1) = *truth.get(i)?;
     if t1 == t {

@@ -7,6 +7,7 @@
 //! The checks over a series of their own live in their modules: [`sequence`] (the rule of
 //! `sequence`) and [`estimate`] (`estimate_error`).
 
+mod convoy;
 mod estimate;
 mod sequence;
 
@@ -158,6 +159,8 @@ fn kind_name(c: &Check) -> &'static str {
         Check::Unchanged { .. } => "unchanged",
         Check::Sequence { .. } => "sequence",
         Check::EstimateError { .. } => "estimate_error",
+        Check::Separation { .. } => "separation",
+        Check::SeqAccounting { .. } => "seq_accounting",
     }
 }
 
@@ -461,6 +464,24 @@ pub fn evaluate_one(a: &Assertion, ev: &Evidence) -> Outcome {
                 *max_m,
                 (lo, hi),
             );
+            conclude(&mut out, found, &fail);
+        }
+        Check::Separation {
+            vehicle,
+            other,
+            min_m,
+        } => {
+            let found = convoy::separation(
+                ev.store,
+                (vehicle, ev.truth_topic(vehicle)),
+                (other, ev.truth_topic(other)),
+                *min_m,
+                (lo, hi),
+            );
+            conclude(&mut out, found, &fail);
+        }
+        Check::SeqAccounting { topic, counted } => {
+            let found = convoy::seq_accounting(ev.store, topic, counted, (lo, hi));
             conclude(&mut out, found, &fail);
         }
         Check::MaxRate { topic, hz } | Check::MinRate { topic, hz } => {

@@ -677,3 +677,211 @@ fn every_check_without_samples_names_the_topic_the_same_way() {
     assert!(!o.passed);
     assert!(o.reason.unwrap().contains("(the truth pose of ugv2)"));
 }
+
+/// Two vehicles' truth at 10 Hz for 60 s: ugv1 drives along x at 0.5 m/s from 2 m ahead,
+/// ugv2 follows at 0.4 m/s until `stop_s`, then stops.
+fn pair(stop_s: f64) -> Store {
+    let mut s = Store::new();
+    for i in 0..600 {
+        let t = i as f64 * 0.1;
+        s.push(
+            "/fieldproof/truth/ugv1/pose",
+            t,
+            json!({"pose": {"position": {"x": 2.0 + 0.5 * t, "y": 0.0, "z": 0.0}}}),
+        );
+        let x2 = 0.4 * t.min(stop_s);
+        s.push(
+            "/fieldproof/truth/ugv2/pose",
+            t,
+            json!({"pose": {"position": {"x": x2, "y": 0.0, "z": 0.0}}}),
+        );
+    }
+    s
+}
+
+fn eval_separation(min_m: f64, s: &Store) -> Outcome {
+    let truth = vec![
+        (
+            "ugv1".to_string(),
+            "/fieldproof/truth/ugv1/pose".to_string(),
+        ),
+        (
+            "ugv2".to_string(),
+            "/fieldproof/truth/ugv2/pose".to_string(),
+        ),
+    ];
+    let tl = Timeline::new(Vec::new());
+    let ev = Evidence {
+        store: s,
+        timeline: &tl,
+        end_s: 60.0,
+        links: None,
+        truth_topics: &truth,
+    };
+    evaluate_one(
+        &Assertion {
+            name: "safety".into(),
+            check: Check::Separation {
+                vehicle: "ugv2".into(),
+                other: "ugv1".into(),
+                min_m,
+            },
+            window: window(false, false, 0.0, None),
+        },
+        &ev,
+    )
+}
+
+#[test]
+fn separation_is_the_closest_the_two_truths_came() {
+    // ugv1 is the faster: the gap only grows from its 2 m at 0 s.
+    let o = eval_separation(1.5, &pair(5.0));
+    assert!(o.passed, "{o:?}");
+    assert_eq!(o.observed["samples"], 600);
+    assert!((o.observed["closest_m"].as_f64().unwrap() - 2.0).abs() < 1e-9);
+    assert_eq!(o.observed["closest_at_s"], 0.0);
+    let o = eval_separation(2.5, &pair(5.0));
+    assert!(!o.passed);
+    assert_eq!(
+        o.reason.unwrap(),
+        "assertion safety: ugv2 came 2.00 m from ugv1 at 0.00 s, closer than 2.5 m (50 of 600 samples)"
+    );
+    // Without the other's truth, nothing is compared: it fails naming why.
+    let mut lone = Store::new();
+    lone.push(
+        "/fieldproof/truth/ugv2/pose",
+        1.0,
+        json!({"pose": {"position": {"x": 0.0, "y": 0.0, "z": 0.0}}}),
+    );
+    let o = eval_separation(1.0, &lone);
+    assert!(o
+        .reason
+        .unwrap()
+        .contains("no truth of ugv1 on /fieldproof/truth/ugv1/pose"));
+    let o = eval_separation(1.0, &Store::new());
+    assert!(o
+        .reason
+        .unwrap()
+        .contains("no samples of /fieldproof/truth/ugv2/pose"));
+}
+
+/// A String sample carrying `counters` as JSON.
+fn counters_msg(counters: serde_json::Value) -> serde_json::Value {
+    json!({ "data": counters.to_string() })
+}
+
+/// The LoRa path in miniature: the source sends seqs 1..=20 and drops every 5th; the radio
+/// (drop_oldest) drops seq 7, known when seq 8 arrives; the receiver starts listening at seq
+/// 3 (seqs 1 and 2 are lost before it: counted at neither end) and accepts up to seq 18.
+fn lora_store(receiver_gaps: u64) -> Store {
+    let mut s = Store::new();
+    let mut source_dropped = 0;
+    let mut radio_dropped = 0;
+    for seq in 1..=20u64 {
+        let t = seq as f64 * 0.2;
+        if seq % 5 == 0 {
+            source_dropped += 1;
+        }
+        s.push(
+            "/r1/source_stats",
+            t,
+            counters_msg(json!({ "seq": seq, "dropped": source_dropped })),
+        );
+        if seq % 5 != 0 {
+            if seq == 8 {
+                radio_dropped += 1;
+            }
+            s.push(
+                "/r1/radio_stats",
+                t + 0.01,
+                counters_msg(
+                    json!({ "last_received_seq": seq, "dropped_busy": radio_dropped, "dropped_loss": 0 }),
+                ),
+            );
+        }
+    }
+    s.push(
+        "/r2/link_stats",
+        5.0,
+        counters_msg(json!({ "seq_gaps": receiver_gaps, "first_seq": 3, "newest_seq": 18 })),
+    );
+    s
+}
+
+fn eval_accounting(s: &Store) -> Outcome {
+    let tl = Timeline::new(Vec::new());
+    let ev = Evidence {
+        store: s,
+        timeline: &tl,
+        end_s: 59.9,
+        links: None,
+        truth_topics: &[],
+    };
+    evaluate_one(
+        &Assertion {
+            name: "gaps".into(),
+            check: Check::SeqAccounting {
+                topic: "/r2/link_stats".into(),
+                counted: vec![
+                    crate::model::CountedDrops {
+                        topic: "/r1/source_stats".into(),
+                        seq_field: "seq".into(),
+                        fields: vec!["dropped".into()],
+                        settled_after: 0,
+                    },
+                    crate::model::CountedDrops {
+                        topic: "/r1/radio_stats".into(),
+                        seq_field: "last_received_seq".into(),
+                        fields: vec!["dropped_busy".into(), "dropped_loss".into()],
+                        settled_after: 1,
+                    },
+                ],
+            },
+            window: window(false, false, 0.0, None),
+        },
+        &ev,
+    )
+}
+
+#[test]
+fn seq_accounting_counts_the_drops_between_the_first_and_newest_accepted_seq() {
+    // Between seq 3 and 18: the source dropped 5, 10, 15 and the radio 7 -> 4 gaps.
+    let o = eval_accounting(&lora_store(4));
+    assert!(o.passed, "{o:?}");
+    assert_eq!(o.observed["drops_counted"], 4);
+    assert_eq!(o.observed["counted"][0]["drops"], 3);
+    assert_eq!(o.observed["counted"][1]["drops"], 1);
+    // One gap more than the drops counted: a loss nobody counted, named.
+    let o = eval_accounting(&lora_store(5));
+    assert!(!o.passed);
+    assert_eq!(
+        o.reason.unwrap(),
+        "assertion gaps: /r2/link_stats: 5 seq gaps between seq 3 and 18, but 4 drops counted (/r1/source_stats 3 + /r1/radio_stats 1)"
+    );
+    // No receiver counters, or none with the seqs: fails naming why.
+    let o = eval_accounting(&Store::new());
+    assert!(o
+        .reason
+        .unwrap()
+        .contains("no samples of /r2/link_stats between 0.00 s and 59.90 s"));
+    let mut s = Store::new();
+    s.push(
+        "/r2/link_stats",
+        1.0,
+        counters_msg(json!({ "seq_gaps": 0, "first_seq": null, "newest_seq": null })),
+    );
+    let o = eval_accounting(&s);
+    assert!(o.reason.unwrap().contains("no packet accepted"));
+    // The radio never saw the seq after the newest: its count is not final.
+    let mut s = lora_store(4);
+    s.push(
+        "/r2/link_stats",
+        6.0,
+        counters_msg(json!({ "seq_gaps": 4, "first_seq": 3, "newest_seq": 19 })),
+    );
+    let o = eval_accounting(&s);
+    assert!(o
+        .reason
+        .unwrap()
+        .contains("no sample of /r1/radio_stats with last_received_seq at or past 20"));
+}

@@ -15,6 +15,7 @@ use fieldproof_link::profile::Network;
 use fieldproof_link::scenario_file::{LinkDrop, LinkRestore, LinkSet};
 use fieldproof_robots::World;
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 
 tagged_enum! {
     /// A timeline action as written, with its own fields (serialized flat, beside
@@ -35,6 +36,7 @@ tagged_enum! {
     "perception.overload" => PerceptionOverload(PerceptionOverload),
     "navigate_to" => NavigateTo(NavigateTo),
     "process.kill" => ProcessKill(ProcessKill),
+    "param.set" => ParamSet(ParamSet),
 }
 
 impl RawAction {
@@ -655,6 +657,100 @@ impl ActionSpec for ProcessKill {
             ));
         }
         Ok(Action::ProcessKill { node, signal })
+    }
+}
+
+/// `param.set`: parameters of one node of the vehicle's stack (a node its launch file
+/// declares, or `goal_driver`) set through its `~/set_parameters` service, and set to
+/// `clear` at the end of `duration_s` (a lead's source blackout, a radio's distance).
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ParamSet {
+    /// The node; required.
+    #[serde(default)]
+    pub node: Option<String>,
+    /// Parameter name -> value (a boolean or a number), set at the start; required.
+    #[serde(default)]
+    pub set: BTreeMap<String, serde_yaml::Value>,
+    /// Parameter name -> value set at the end; required with `duration_s`, the same names.
+    #[serde(default)]
+    pub clear: BTreeMap<String, serde_yaml::Value>,
+    /// How long (then `clear` is set).
+    #[serde(default)]
+    pub duration_s: Option<Secs>,
+}
+
+impl ActionSpec for ParamSet {
+    fn duration_s(&self) -> Option<Secs> {
+        self.duration_s
+    }
+
+    fn validate(&self, cx: &ActionCx) -> Result<Action, ScenarioError> {
+        let veh = cx.vehicle;
+        let node = self.node.clone().ok_or_else(|| cx.need("node"))?;
+        let known: Vec<String> = match &veh.stack {
+            Stack::Launch { file, .. } => launch_node_names(file),
+            Stack::GoalDriver => vec!["goal_driver".into()],
+            _ => Vec::new(),
+        };
+        if !known.contains(&node) {
+            return Err(cx.err(
+                "node",
+                format!(
+                    "\"{node}\" is not a node of vehicle {}'s stack (nodes: {})",
+                    veh.name,
+                    known.join(", ")
+                ),
+            ));
+        }
+        if self.set.is_empty() {
+            return Err(cx.need("set"));
+        }
+        let settings = |key: &str, map: &BTreeMap<String, serde_yaml::Value>| {
+            map.iter()
+                .map(|(name, v)| {
+                    let setting = match v {
+                        serde_yaml::Value::Bool(b) => ParamSetting::Bool(*b),
+                        serde_yaml::Value::Number(n) => {
+                            match n.as_f64().filter(|x| x.is_finite()) {
+                                Some(x) => ParamSetting::Double(x),
+                                None => {
+                                    return Err(cx.err(
+                                        &format!("{key}.{name}"),
+                                        format!("{n} is not a finite number"),
+                                    ))
+                                }
+                            }
+                        }
+                        other => {
+                            return Err(cx.err(
+                                &format!("{key}.{name}"),
+                                format!("{other:?} is not a boolean or a number"),
+                            ))
+                        }
+                    };
+                    Ok((name.clone(), setting))
+                })
+                .collect::<Result<Vec<_>, _>>()
+        };
+        let set = settings("set", &self.set)?;
+        let clear = settings("clear", &self.clear)?;
+        if self.duration_s.is_some() && !self.clear.keys().eq(self.set.keys()) {
+            return Err(cx.err(
+                "clear",
+                format!(
+                    "must set the same parameters as set ({}) at the end of duration_s",
+                    self.set.keys().cloned().collect::<Vec<_>>().join(", ")
+                ),
+            ));
+        }
+        if self.duration_s.is_none() && !self.clear.is_empty() {
+            return Err(cx.err("clear", "only with duration_s"));
+        }
+        Ok(Action::Fault {
+            action: cx.action.to_string(),
+            fault: ParamFault { node, set, clear },
+        })
     }
 }
 

@@ -9,7 +9,7 @@
 use super::entries::{condition, value_of};
 use super::raw::{tagged_enum, FieldSpec, PoseSpec, RawAssertion};
 use super::topics::{topic_ok, ESTIMATE_TOPIC};
-use super::types::{Assertion, Check, Mode, Value, Vehicle, Window};
+use super::types::{Assertion, Check, CountedDrops, Mode, Value, Vehicle, Window};
 use super::{is_name, Ctx, ScenarioError};
 use crate::duration::Secs;
 use fieldproof_robots::World;
@@ -31,6 +31,8 @@ tagged_enum! {
     "unchanged" => Unchanged(Unchanged),
     "sequence" => Sequence(Sequence),
     "estimate_error" => EstimateError(EstimateError),
+    "separation" => Separation(Separation),
+    "seq_accounting" => SeqAccounting(SeqAccounting),
 }
 
 /// An assertion type's handler: what its fields mean in the scenario.
@@ -394,6 +396,121 @@ impl CheckSpec for EstimateError {
             topic,
             max_m,
         })
+    }
+}
+
+/// `separation`: two vehicles' truth positions never closer than `min_m`.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Separation {
+    /// One vehicle; required.
+    #[serde(default)]
+    pub vehicle: Option<String>,
+    /// The other; required.
+    #[serde(default)]
+    pub other: Option<String>,
+    /// The closest the two may come, centre to centre in the plane (m); required.
+    #[serde(default)]
+    pub min_m: Option<f64>,
+}
+
+impl CheckSpec for Separation {
+    fn validate(&self, cx: &CheckCx) -> Result<Check, ScenarioError> {
+        let vehicle = cx
+            .vehicle(self.vehicle.as_ref(), false)?
+            .ok_or_else(|| cx.need("vehicle"))?;
+        let other = match &self.other {
+            None => return Err(cx.need("other")),
+            Some(o) if *o == vehicle => {
+                return Err(cx.err("other", format!("\"{o}\" is the vehicle itself")))
+            }
+            Some(o) if cx.vehicles.iter().any(|v| &v.name == o) => o.clone(),
+            Some(o) => {
+                return Err(cx.err("other", format!("\"{o}\" is not a vehicle of the scenario")))
+            }
+        };
+        let min_m = self.min_m.ok_or_else(|| cx.need("min_m"))?;
+        if !(min_m.is_finite() && min_m > 0.0) {
+            return Err(cx.err("min_m", format!("{min_m} must be above 0")));
+        }
+        Ok(Check::Separation {
+            vehicle,
+            other,
+            min_m,
+        })
+    }
+}
+
+/// `seq_accounting`: a receiver's sequence gaps against the drops counted where they happened.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct SeqAccounting {
+    /// The receiver's counters (`std_msgs/msg/String` carrying a JSON object with
+    /// `seq_gaps`, `first_seq` and `newest_seq`); required.
+    #[serde(default)]
+    pub topic: Option<String>,
+    /// Where the drops are counted; at least one.
+    #[serde(default)]
+    pub counted: Vec<RawCountedDrops>,
+}
+
+/// One place drops are counted, as written.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawCountedDrops {
+    /// Its counters (`std_msgs/msg/String` carrying a JSON object); required.
+    #[serde(default)]
+    pub topic: Option<String>,
+    /// The JSON field with the newest seq the counters have seen; required.
+    #[serde(default)]
+    pub seq_field: Option<String>,
+    /// The JSON fields summed as its drops; at least one.
+    #[serde(default)]
+    pub fields: Vec<String>,
+    /// How many seqs later the counters are final for a seq (default 0; 1 for a radio that
+    /// drops its waiting frame only when the next one arrives).
+    #[serde(default)]
+    pub settled_after: u32,
+}
+
+impl CheckSpec for SeqAccounting {
+    fn validate(&self, cx: &CheckCx) -> Result<Check, ScenarioError> {
+        let topic = cx.topic(self.topic.as_ref())?;
+        if self.counted.is_empty() {
+            return Err(cx.err("counted", "empty (name where the drops are counted)"));
+        }
+        let counted = self
+            .counted
+            .iter()
+            .enumerate()
+            .map(|(i, c)| {
+                let at = |key: &str| format!("counted[{i}].{key}");
+                let t = c
+                    .topic
+                    .clone()
+                    .ok_or_else(|| cx.err(&at("topic"), "missing"))?;
+                if !topic_ok(&t) {
+                    return Err(cx.err(
+                        &at("topic"),
+                        format!("\"{t}\" is not a fully qualified topic name (/ns/name)"),
+                    ));
+                }
+                let seq_field = c
+                    .seq_field
+                    .clone()
+                    .ok_or_else(|| cx.err(&at("seq_field"), "missing"))?;
+                if c.fields.is_empty() {
+                    return Err(cx.err(&at("fields"), "empty (name the drop counters)"));
+                }
+                Ok(CountedDrops {
+                    topic: t,
+                    seq_field,
+                    fields: c.fields.clone(),
+                    settled_after: c.settled_after,
+                })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Check::SeqAccounting { topic, counted })
     }
 }
 

@@ -49,9 +49,9 @@ pub use topics::{
     MODE_TOPIC, NETWORK_TOPIC,
 };
 pub use types::{
-    Action, Assertion, Check, Condition, Entry, Mode, Op, ParamFault, ParamSetting, Scenario,
-    Stack, Trigger, Value, Vehicle, Window, MAX_EVERY_FIRINGS, MIN_EVERY_PERIOD_S, RUN_SUBDIRS,
-    VISION_SOURCE_ARG,
+    Action, Assertion, Check, Condition, CountedDrops, Entry, Mode, Op, ParamFault, ParamSetting,
+    Scenario, Stack, Trigger, Value, Vehicle, Window, MAX_EVERY_FIRINGS, MIN_EVERY_PERIOD_S,
+    RUN_SUBDIRS, VISION_SOURCE_ARG,
 };
 
 use crate::duration::Secs;

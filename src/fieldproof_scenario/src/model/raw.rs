@@ -87,6 +87,11 @@ pub struct RawVehicle {
     /// stack takes it.
     #[serde(default)]
     pub vision: Option<VisionSource>,
+    /// The payload it carries (kg; default the manifest's `body.payload_kg`, at most its
+    /// `body.max_payload_kg`): the simulator's payload model scales its acceleration and
+    /// braking by mass / (mass + payload).
+    #[serde(default)]
+    pub payload_kg: Option<f64>,
 }
 
 /// A vehicle's vision input (`vision:`), as its mission supervisor's launch file takes it.

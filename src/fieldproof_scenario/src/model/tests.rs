@@ -45,7 +45,7 @@ fn fault_of(e: &Entry) -> &ParamFault {
 
 #[test]
 fn every_action_is_in_the_list_and_reads_its_own_fields() {
-    assert_eq!(ACTIONS.len(), 13);
+    assert_eq!(ACTIONS.len(), 14);
     for name in ACTIONS {
         assert!(!<RawAction as raw::Tagged>::fields_of(name).contains(&"action"));
     }
@@ -331,7 +331,7 @@ fn refused_assertion(assertion: &str) -> String {
 
 #[test]
 fn every_assertion_type_is_in_the_list() {
-    assert_eq!(ASSERTION_TYPES.len(), 9);
+    assert_eq!(ASSERTION_TYPES.len(), 11);
 }
 
 #[test]
@@ -711,4 +711,207 @@ fn the_raw_model_serializes_flat() {
     assert_eq!(json["action"], "link.drop");
     assert_eq!(json["duration_s"], 3.0);
     assert_eq!(json["name"], "out");
+}
+
+#[test]
+fn param_set() {
+    let e = action(
+        "action: param.set, node: goal_driver, set: { max_speed_mps: 0.2 }, clear: { max_speed_mps: 0.8 }, duration_s: 5s",
+    );
+    assert_eq!(e.duration_s, Some(5.0));
+    assert_eq!(
+        fault_of(&e),
+        &ParamFault {
+            node: "goal_driver".into(),
+            set: vec![("max_speed_mps".into(), ParamSetting::Double(0.2))],
+            clear: vec![("max_speed_mps".into(), ParamSetting::Double(0.8))],
+        }
+    );
+    let e = action("action: param.set, node: goal_driver, set: { paused: true }");
+    assert_eq!(
+        fault_of(&e).set,
+        vec![("paused".to_string(), ParamSetting::Bool(true))]
+    );
+    assert!(fault_of(&e).clear.is_empty());
+    for (written, refusal) in [
+        (
+            "node: lead_broadcaster, set: { blackout: true }",
+            "timeline[0].node: \"lead_broadcaster\" is not a node of vehicle ugv1's stack (nodes: goal_driver)",
+        ),
+        (
+            "node: goal_driver",
+            "timeline[0].set: missing (required by param.set)",
+        ),
+        (
+            "node: goal_driver, set: { goal: [1, 2] }",
+            "timeline[0].set.goal: Sequence",
+        ),
+        (
+            "node: goal_driver, set: { max_speed_mps: 0.2 }, duration_s: 2s",
+            "timeline[0].clear: must set the same parameters as set (max_speed_mps)",
+        ),
+        (
+            "node: goal_driver, set: { max_speed_mps: 0.2 }, clear: { max_speed_mps: 0.8 }",
+            "timeline[0].clear: only with duration_s",
+        ),
+    ] {
+        let got = refused(&format!("action: param.set, {written}"));
+        assert!(got.starts_with(refusal), "{written}: {got}");
+    }
+}
+
+/// A scenario of two vehicles with `assertion`.
+fn pair_with(assertion: &str) -> Result<Scenario, ScenarioError> {
+    pair_with_extra(assertion, "")
+}
+
+/// A scenario of two vehicles with `assertion`, then `extra` (a section).
+fn pair_with_extra(assertion: &str, extra: &str) -> Result<Scenario, ScenarioError> {
+    let f = tempfile::Builder::new()
+        .prefix(".test_model_")
+        .suffix(".yaml")
+        .tempfile_in(scenarios_dir())
+        .unwrap();
+    std::fs::write(
+        f.path(),
+        format!(
+            "name: t\nworld: ../../worlds/depot.yaml\nvehicles:\n  - {{ name: ugv1, manifest: ../../robots/ugv_ref/robot.yaml, spawn: spawn_dock }}\n  - {{ name: ugv2, manifest: ../../robots/ugv_ref/robot.yaml, spawn: spawn_dock_3, payload_kg: 15 }}\nassertions:\n  - {{ {assertion} }}\n{extra}"
+        ),
+    )
+    .unwrap();
+    load(f.path())
+}
+
+#[test]
+fn separation() {
+    let s = pair_with("type: separation, vehicle: ugv2, other: ugv1, min_m: 1.0").unwrap();
+    assert_eq!(
+        s.assertions[0].check,
+        Check::Separation {
+            vehicle: "ugv2".into(),
+            other: "ugv1".into(),
+            min_m: 1.0,
+        }
+    );
+    for (written, refusal) in [
+        (
+            "other: ugv1, min_m: 1",
+            "assertions[0].vehicle: missing (required by separation)",
+        ),
+        (
+            "vehicle: ugv2, min_m: 1",
+            "assertions[0].other: missing (required by separation)",
+        ),
+        (
+            "vehicle: ugv2, other: ugv2, min_m: 1",
+            "assertions[0].other: \"ugv2\" is the vehicle itself",
+        ),
+        (
+            "vehicle: ugv2, other: ugv9, min_m: 1",
+            "assertions[0].other: \"ugv9\" is not a vehicle of the scenario",
+        ),
+        (
+            "vehicle: ugv2, other: ugv1, min_m: 0",
+            "assertions[0].min_m: 0 must be above 0",
+        ),
+    ] {
+        let got = pair_with(&format!("type: separation, {written}"))
+            .expect_err(written)
+            .to_string();
+        assert!(got.contains(refusal), "{written}: {got}");
+    }
+}
+
+#[test]
+fn seq_accounting() {
+    let s = pair_with_extra(
+        "type: seq_accounting, topic: /ugv2/convoy/link_stats, counted: [ { topic: /ugv1/convoy/source_stats, seq_field: seq, fields: [dropped] }, { topic: /ugv1/convoy/radio_stats, seq_field: last_received_seq, fields: [dropped_busy, dropped_loss], settled_after: 1 } ]",
+        "record: { types: { /ugv2/convoy/link_stats: std_msgs/msg/String, /ugv1/convoy/source_stats: std_msgs/msg/String, /ugv1/convoy/radio_stats: std_msgs/msg/String } }\n",
+    )
+    .unwrap();
+    assert_eq!(
+        s.assertions[0].check,
+        Check::SeqAccounting {
+            topic: "/ugv2/convoy/link_stats".into(),
+            counted: vec![
+                CountedDrops {
+                    topic: "/ugv1/convoy/source_stats".into(),
+                    seq_field: "seq".into(),
+                    fields: vec!["dropped".into()],
+                    settled_after: 0,
+                },
+                CountedDrops {
+                    topic: "/ugv1/convoy/radio_stats".into(),
+                    seq_field: "last_received_seq".into(),
+                    fields: vec!["dropped_busy".into(), "dropped_loss".into()],
+                    settled_after: 1,
+                },
+            ],
+        }
+    );
+    // Every place it reads is recorded.
+    for t in [
+        "/ugv2/convoy/link_stats",
+        "/ugv1/convoy/source_stats",
+        "/ugv1/convoy/radio_stats",
+    ] {
+        assert!(s.recorded_topics.contains_key(t), "{t} not recorded");
+    }
+    for (written, refusal) in [
+        (
+            "counted: [ { topic: /a/b, seq_field: seq, fields: [d] } ]",
+            "assertions[0].topic: missing (required by seq_accounting)",
+        ),
+        (
+            "topic: /ugv2/s",
+            "assertions[0].counted: empty (name where the drops are counted)",
+        ),
+        (
+            "topic: /ugv2/s, counted: [ { topic: a, seq_field: seq, fields: [d] } ]",
+            "assertions[0].counted[0].topic: \"a\" is not a fully qualified topic name",
+        ),
+        (
+            "topic: /ugv2/s, counted: [ { topic: /a/b, fields: [d] } ]",
+            "assertions[0].counted[0].seq_field: missing",
+        ),
+        (
+            "topic: /ugv2/s, counted: [ { topic: /a/b, seq_field: seq } ]",
+            "assertions[0].counted[0].fields: empty (name the drop counters)",
+        ),
+    ] {
+        let got = pair_with(&format!("type: seq_accounting, {written}"))
+            .expect_err(written)
+            .to_string();
+        assert!(got.contains(refusal), "{written}: {got}");
+    }
+}
+
+#[test]
+fn payload_goes_to_the_simulator_within_the_manifests_bound() {
+    let s = pair_with("type: no_collision").unwrap();
+    assert_eq!(s.vehicles[0].payload_kg, None);
+    assert_eq!(s.vehicles[1].payload_kg, Some(15.0));
+    let refused = pair_with("type: no_collision")
+        .map(|_| ())
+        .and_then(|()| {
+            let f = tempfile::Builder::new()
+                .prefix(".test_model_")
+                .suffix(".yaml")
+                .tempfile_in(scenarios_dir())
+                .unwrap();
+            std::fs::write(
+                f.path(),
+                "name: t\nworld: ../../worlds/depot.yaml\nvehicles:\n  - { name: ugv1, manifest: ../../robots/ugv_ref/robot.yaml, spawn: spawn_dock, payload_kg: 21 }\n",
+            )
+            .unwrap();
+            load(f.path()).map(|_| ())
+        })
+        .expect_err("above max_payload_kg")
+        .to_string();
+    assert!(
+        refused.contains(
+            "vehicles[0].payload_kg: 21 is not within 0..20 (the manifest's body.max_payload_kg)"
+        ),
+        "{refused}"
+    );
 }

@@ -243,6 +243,7 @@ pub(super) fn recorded_topics(
         if let Some(topic) = a.check.topic() {
             topics.insert(topic.to_string());
         }
+        topics.extend(a.check.other_topics().into_iter().map(str::to_string));
     }
     for v in vehicles {
         topics.insert(truth_topic(&label(v)));

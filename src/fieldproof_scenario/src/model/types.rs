@@ -283,6 +283,37 @@ pub enum Check {
         /// The bound (m, 3-D distance).
         max_m: f64,
     },
+    /// Two vehicles' truth positions never closer than `min_m` (planar, centre to centre)
+    /// at the same simulation time.
+    Separation {
+        /// One vehicle.
+        vehicle: String,
+        /// The other.
+        other: String,
+        /// The bound (m).
+        min_m: f64,
+    },
+    /// A receiver's `seq_gaps` between its first and newest accepted seq equal the drops of
+    /// those seqs counted where they happened.
+    SeqAccounting {
+        /// The receiver's counters (JSON in `std_msgs/msg/String`).
+        topic: String,
+        /// Where the drops are counted.
+        counted: Vec<CountedDrops>,
+    },
+}
+
+/// One place a `seq_accounting` check reads drops from.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CountedDrops {
+    /// Its counters (JSON in `std_msgs/msg/String`).
+    pub topic: String,
+    /// The JSON field with the newest seq the counters have seen.
+    pub seq_field: String,
+    /// The JSON fields summed as its drops.
+    pub fields: Vec<String>,
+    /// How many seqs later its counters are final for a seq.
+    pub settled_after: u32,
 }
 
 impl Check {
@@ -294,8 +325,22 @@ impl Check {
             | Check::MinRate { topic, .. }
             | Check::Unchanged { topic, .. }
             | Check::Sequence { topic, .. }
-            | Check::EstimateError { topic, .. } => Some(topic),
-            Check::Reached { .. } | Check::NoCollision { .. } | Check::LinkVerdicts => None,
+            | Check::EstimateError { topic, .. }
+            | Check::SeqAccounting { topic, .. } => Some(topic),
+            Check::Reached { .. }
+            | Check::NoCollision { .. }
+            | Check::LinkVerdicts
+            | Check::Separation { .. } => None,
+        }
+    }
+
+    /// The other topics it reads (recorded for it too).
+    pub fn other_topics(&self) -> Vec<&str> {
+        match self {
+            Check::SeqAccounting { counted, .. } => {
+                counted.iter().map(|c| c.topic.as_str()).collect()
+            }
+            _ => Vec::new(),
         }
     }
 }
@@ -337,6 +382,8 @@ pub struct Vehicle {
     /// Its vision input, when the scenario sets one (passed to its launch-file stack as
     /// [`VISION_SOURCE_ARG`]).
     pub vision: Option<VisionSource>,
+    /// Its payload when the scenario sets one (the simulator's spawn `payload_kg`).
+    pub payload_kg: Option<f64>,
 }
 
 /// The launch argument a vehicle's `vision:` is passed as.

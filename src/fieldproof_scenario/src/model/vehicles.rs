@@ -110,6 +110,15 @@ pub(super) fn vehicle(
         }
     };
     let stack = stack(ctx, &p, v.stack.as_ref(), rel)?;
+    if let Some(kg) = v.payload_kg {
+        let max = manifest.body.max_payload_kg;
+        if !(kg.is_finite() && (0.0..=max).contains(&kg)) {
+            return Err(ctx.err(
+                format!("{p}.payload_kg"),
+                format!("{kg} is not within 0..{max} (the manifest's body.max_payload_kg)"),
+            ));
+        }
+    }
     if let Some(vision) = v.vision {
         check_vision(ctx, &p, vision, &stack)?;
     }
@@ -191,6 +200,7 @@ pub(super) fn vehicle(
         stack_cmd_vel,
         bundle,
         vision: v.vision,
+        payload_kg: v.payload_kg,
     })
 }
 
