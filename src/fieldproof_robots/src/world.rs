@@ -99,6 +99,10 @@ pub struct Obstacle {
     /// Height (for cameras and multirotors flying over it).
     #[serde(default = "default_obstacle_height")]
     pub height_m: f64,
+    /// The colour cameras draw it in (`[r, g, b]`, 0..255); none: a palette colour by its
+    /// index. Perception's `inspection_target` is magenta, a colour no palette entry has.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub color_rgb: Option<[u8; 3]>,
 }
 
 fn default_obstacle_height() -> f64 {

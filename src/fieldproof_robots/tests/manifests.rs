@@ -346,6 +346,11 @@ fn world_errors_name_the_field() {
             "name: pillar_a",
             "obstacles[1].name: duplicate obstacle name pillar_a",
         ),
+        (
+            "radius_m: 0.25, height_m: 4.0 }",
+            "radius_m: 0.25, height_m: 4.0, color_rgb: [300, 0, 0] }",
+            "obstacles[0].color_rgb[0]: invalid value: integer `300`, expected u8",
+        ),
     ];
     for (from, to, want) in cases {
         assert!(ok.contains(from), "{from}");

@@ -157,7 +157,7 @@ impl SimWorld {
                     name: o.name.clone(),
                     shape,
                     height: o.height_m,
-                    color: palette(i),
+                    color: o.color_rgb.unwrap_or_else(|| palette(i)),
                 }
             })
             .collect();

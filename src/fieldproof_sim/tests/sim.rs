@@ -780,3 +780,59 @@ fn multirotors_start_on_the_carrier_pads_and_ride_it() {
         "{e}"
     );
 }
+
+/// An obstacle's `color_rgb` is the colour the camera draws it in (darkened with distance as
+/// every obstacle is): from the inspection goal the quad's camera sees the magenta
+/// `inspection_target` mast in the middle of its image.
+#[test]
+fn the_camera_draws_an_obstacle_in_its_color_rgb() {
+    use fieldproof_sim::sensors::{camera, frame_offset};
+    use fieldproof_sim::world::SimWorld;
+
+    let world = World::load(repo_root().join("worlds/inspection.yaml")).unwrap();
+    let mast = world
+        .obstacles
+        .iter()
+        .find(|o| o.name == "inspection_target")
+        .unwrap();
+    assert_eq!(mast.color_rgb, Some([230, 30, 210]));
+    let sim = Simulation::new(
+        &world,
+        &[spawn(
+            &world,
+            "ns=quad1,manifest=QUAD,x=14.0,y=0.0,z=5.0,yaw_deg=0.0",
+        )],
+        SimConfig::default(),
+    );
+    let quad = &sim.vehicles()[0];
+    let spec = quad
+        .manifest
+        .sensors
+        .iter()
+        .find_map(|s| s.camera.as_ref())
+        .unwrap();
+    let frame = camera::render(
+        spec,
+        &frame_offset(&quad.manifest, "camera_link"),
+        &SimWorld::new(&world),
+        sim.vehicles(),
+        0,
+    );
+    let image = frame.image("rgb8", 0, "camera_optical_link");
+    let depth = frame.depth(0, "camera_optical_link");
+    let (row, col) = (24usize, 32usize);
+    let i = row * image.width as usize + col;
+    let metres = f64::from(f32::from_le_bytes(
+        depth.data[i * 4..i * 4 + 4].try_into().unwrap(),
+    ));
+    assert!((metres - 3.02).abs() < 0.05, "the mast's face: {metres} m");
+    let shade = (1.0 - 0.6 * metres / spec.far_m).clamp(0.3, 1.0);
+    let drawn = &image.data[i * 3..i * 3 + 3];
+    for (channel, (got, colour)) in drawn.iter().zip([230u8, 30, 210]).enumerate() {
+        let want = f64::from(colour) * shade;
+        assert!(
+            (f64::from(*got) - want).abs() <= 1.0,
+            "channel {channel}: {got}, want {want:.1} (pixel {drawn:?})"
+        );
+    }
+}
