@@ -105,9 +105,123 @@ impl fmt::Display for HeartbeatSpec {
     }
 }
 
+/// The heartbeats the ground station sends, from its parameters: the `heartbeats` entries,
+/// each naming one of `vehicles`, at most one per vehicle; without entries,
+/// every vehicle gets `/<vehicle>/<fallback_topic>` at `fallback_rate_hz` (none at 0), best
+/// effort, depth 1 (a ground station started by hand for vehicles named as their namespaces).
+/// Errors name the entry and what is wrong with it.
+pub fn ground_station_heartbeats(
+    vehicles: &[String],
+    entries: &[String],
+    fallback_topic: &str,
+    fallback_rate_hz: f64,
+) -> Result<Vec<HeartbeatSpec>, String> {
+    if entries.is_empty() {
+        if fallback_rate_hz <= 0.0 {
+            return Ok(Vec::new());
+        }
+        return Ok(vehicles
+            .iter()
+            .map(|v| HeartbeatSpec {
+                vehicle: v.clone(),
+                topic: format!("/{v}/{}", fallback_topic.trim_start_matches('/')),
+                rate_hz: fallback_rate_hz,
+                reliable: false,
+                transient_local: false,
+                depth: 1,
+            })
+            .collect());
+    }
+    let mut specs: Vec<HeartbeatSpec> = Vec::with_capacity(entries.len());
+    for (index, entry) in entries.iter().enumerate() {
+        let spec = HeartbeatSpec::parse(index, entry)?;
+        let at = |what: String| format!("heartbeats[{index}]: {what}");
+        if !vehicles.contains(&spec.vehicle) {
+            return Err(at(format!(
+                "vehicle '{}' is not one of vehicles [{}]",
+                spec.vehicle,
+                vehicles.join(", ")
+            )));
+        }
+        if let Some(earlier) = specs.iter().position(|s| s.vehicle == spec.vehicle) {
+            return Err(at(format!(
+                "vehicle '{}' already has its heartbeat in heartbeats[{earlier}]",
+                spec.vehicle
+            )));
+        }
+        specs.push(spec);
+    }
+    Ok(specs)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn names(list: &[&str]) -> Vec<String> {
+        list.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn the_ground_station_sends_each_entry_and_nothing_to_a_vehicle_without_one() {
+        let vehicles = names(&["ugv1", "ugv2", "ugv3"]);
+        let entries = names(&[
+            "ugv1 /alpha/gcs/heartbeat 2.0 best_effort volatile 1",
+            "ugv2 /bravo/radio/beat 5.0 reliable volatile 5",
+        ]);
+        // The fallback topic and rate are ignored once there are entries.
+        let specs = ground_station_heartbeats(&vehicles, &entries, "gcs/heartbeat", 2.0).unwrap();
+        let summary: Vec<String> = specs.iter().map(ToString::to_string).collect();
+        assert_eq!(summary, entries);
+        assert_eq!(specs[1].rate_hz, 5.0);
+        assert!(specs[1].reliable && specs[1].depth == 5);
+        assert!(specs.iter().all(|s| s.vehicle != "ugv3"));
+    }
+
+    #[test]
+    fn without_entries_each_vehicle_gets_the_fallback_under_its_name_or_none_at_rate_0() {
+        let vehicles = names(&["ugv1", "ugv2"]);
+        let specs = ground_station_heartbeats(&vehicles, &[], "/gcs/heartbeat", 4.0).unwrap();
+        let summary: Vec<String> = specs.iter().map(ToString::to_string).collect();
+        assert_eq!(
+            summary,
+            [
+                "ugv1 /ugv1/gcs/heartbeat 4.0 best_effort volatile 1",
+                "ugv2 /ugv2/gcs/heartbeat 4.0 best_effort volatile 1"
+            ]
+        );
+        assert!(
+            ground_station_heartbeats(&vehicles, &[], "gcs/heartbeat", 0.0)
+                .unwrap()
+                .is_empty()
+        );
+    }
+
+    #[test]
+    fn entries_for_unknown_vehicles_or_twice_the_same_are_refused_naming_them() {
+        let vehicles = names(&["ugv1", "ugv2"]);
+        for (entries, needle) in [
+            (
+                vec!["ugv9 /a/hb 2 best_effort volatile 1"],
+                "heartbeats[0]: vehicle 'ugv9' is not one of vehicles [ugv1, ugv2]",
+            ),
+            (
+                vec![
+                    "ugv1 /a/hb 2 best_effort volatile 1",
+                    "ugv1 /b/hb 2 best_effort volatile 1",
+                ],
+                "heartbeats[1]: vehicle 'ugv1' already has its heartbeat in heartbeats[0]",
+            ),
+            (
+                vec!["ugv1 /a/hb 2 best_effort volatile 1", "ugv2 b/hb 5"],
+                "heartbeats[1]: 'ugv2 b/hb 5' is not",
+            ),
+        ] {
+            let e = ground_station_heartbeats(&vehicles, &names(&entries), "gcs/heartbeat", 2.0)
+                .unwrap_err();
+            assert!(e.starts_with(needle), "{entries:?}: {e}");
+        }
+    }
 
     #[test]
     fn an_entry_round_trips() {

@@ -27,7 +27,7 @@
 //! ip netns exec fp-<run>-radio ground_station --ros-args -p vehicles:="[ugv1]" -p heartbeat_rate_hz:=2.0 -p network_jsonl:=runs/x/network.jsonl
 //! ```
 
-use fieldproof_link::heartbeat::HeartbeatSpec;
+use fieldproof_link::heartbeat::{ground_station_heartbeats, HeartbeatSpec};
 use fieldproof_link::probe::run_probers;
 use fieldproof_link::sys;
 use fieldproof_runtime::lifecycle::{Configured, PRIMARY_STATE_ACTIVE, PRIMARY_STATE_FINALIZED};
@@ -95,7 +95,8 @@ fn main() -> std::process::ExitCode {
         Param::strings("heartbeats", &[])
             .description(
                 "one per vehicle: '<vehicle> <topic> <rate_hz> <reliability> \
-                 <durability> <depth>'; when set, replaces heartbeat_topic and \
+                 <durability> <depth>', the vehicle one of vehicles, at most one entry \
+                 per vehicle; when set, replaces heartbeat_topic and \
                  heartbeat_rate_hz, and a vehicle without an entry gets none",
             )
             .read_only(),
@@ -153,29 +154,12 @@ fn main() -> std::process::ExitCode {
                     }
                     links.push((v.clone(), a));
                 }
-                let entries = heartbeats.get();
-                let heartbeats: Vec<HeartbeatSpec> = if entries.is_empty() {
-                    let (topic, rate_hz) = (heartbeat_topic.get(), heartbeat_rate_hz.get());
-                    vehicles
-                        .iter()
-                        .filter(|_| rate_hz > 0.0)
-                        .map(|v| HeartbeatSpec {
-                            vehicle: v.clone(),
-                            topic: format!("/{v}/{}", topic.trim_start_matches('/')),
-                            rate_hz,
-                            reliable: false,
-                            transient_local: false,
-                            depth: 1,
-                        })
-                        .collect()
-                } else {
-                    entries
-                        .iter()
-                        .enumerate()
-                        .map(|(i, e)| HeartbeatSpec::parse(i, e))
-                        .collect::<Result<_, _>>()
-                        .map_err(|e| e.to_string())?
-                };
+                let heartbeats = ground_station_heartbeats(
+                    &vehicles,
+                    &heartbeats.get(),
+                    &heartbeat_topic.get(),
+                    heartbeat_rate_hz.get(),
+                )?;
                 let file = match network_jsonl.get() {
                     p if p.is_empty() => None,
                     p => Some(
