@@ -1,0 +1,296 @@
+//! End to end: each convoy scenario of `config/scenarios/convoy_*.yaml` run by the scenario
+//! runner (the simulator with two reference UGVs on the slalom, their bridge bundles, each
+//! behind its radio link, and this package's nodes started from `launch/convoy_lead.launch.yaml`
+//! and `launch/convoy_follower.launch.yaml`), judged by the run's own verdicts (`run.json`)
+//! and by `convoy_analyze`'s analysis of the follower's CSV in the run's evidence
+//! (`ugv2/convoy.csv`): the watchdog's blackouts and the recovery time after each.
+//!
+//! They need the suite's binaries beside the test binary (`cargo build --workspace`, or
+//! `scripts/build`) and root for the runner's network namespaces; each test re-runs itself
+//! inside a private network namespace when started outside one (fieldproof_testkit). The runs
+//! are serialised (one at a time).
+//! ```text
+//! cargo build --workspace
+//! scripts/netns-run cargo test -p fieldproof_convoy --test scenarios -- --ignored --test-threads 1
+//! ```
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::Mutex;
+use std::time::Instant;
+
+use fieldproof_convoy::analysis::{analyse, Analysis};
+use fieldproof_convoy::csv_log::read_log;
+use fieldproof_testkit::{repo_root, FakeAmentPrefix};
+use serde_json::Value as Json;
+
+/// One run at a time, whatever the test harness's thread count.
+static ONE_RUN_AT_A_TIME: Mutex<()> = Mutex::new(());
+
+/// The scenarios' gap tolerance (convoy_follower's `gap_tolerance_m` default).
+const TOLERANCE_M: f64 = 0.3;
+
+/// The directory of the suite's binaries: target/<profile>/deps/scenarios-* -> target/<profile>.
+fn suite_dir() -> PathBuf {
+    let exe = std::env::current_exe().expect("the test binary's path");
+    exe.parent()
+        .and_then(Path::parent)
+        .expect("target/<profile>/deps")
+        .to_path_buf()
+}
+
+/// A binary of the suite built beside this test.
+fn suite_binary(name: &str) -> PathBuf {
+    let path = suite_dir().join(name);
+    assert!(
+        path.is_file(),
+        "{} missing: cargo build --workspace",
+        path.display()
+    );
+    path
+}
+
+/// The convoy stacks' executables, this build's, in an ament prefix (what `fieldproof
+/// launch` resolves `pkg: fieldproof_convoy` and `pkg: fieldproof_stack` through).
+fn convoy_prefix() -> FakeAmentPrefix {
+    let prefix = FakeAmentPrefix::new();
+    for (name, path) in [
+        ("lead_broadcaster", env!("CARGO_BIN_EXE_lead_broadcaster")),
+        ("lora_radio", env!("CARGO_BIN_EXE_lora_radio")),
+        ("convoy_follower", env!("CARGO_BIN_EXE_convoy_follower")),
+        ("pty_wire", env!("CARGO_BIN_EXE_pty_wire")),
+    ] {
+        prefix.link("fieldproof_convoy", name, Path::new(path));
+    }
+    prefix.link(
+        "fieldproof_stack",
+        "goal_driver",
+        &suite_binary("goal_driver"),
+    );
+    prefix
+}
+
+/// What a run came to: the runner's exit code, its record, its directory and wall time.
+struct Run {
+    code: Option<i32>,
+    record: Json,
+    dir: PathBuf,
+}
+
+impl Run {
+    /// The names of the assertions that passed (`true`) or failed (`false`).
+    fn assertions_with(&self, passed: bool) -> Vec<String> {
+        self.record["assertions"]
+            .as_array()
+            .expect("run.json: assertions")
+            .iter()
+            .filter(|a| a["passed"] == passed)
+            .map(|a| a["name"].as_str().expect("a name").to_string())
+            .collect()
+    }
+
+    /// One assertion's observation.
+    fn observed(&self, name: &str) -> &Json {
+        &self.record["assertions"]
+            .as_array()
+            .expect("run.json: assertions")
+            .iter()
+            .find(|a| a["name"] == name)
+            .unwrap_or_else(|| panic!("no assertion {name} in run.json"))["observed"]
+    }
+
+    /// Asserts the run passed with exactly `passed` (in the scenario's order).
+    fn assert_passed(&self, passed: &[&str]) {
+        assert_eq!(self.code, Some(0), "{:#}", self.record);
+        assert_eq!(self.assertions_with(true), passed, "{:#}", self.record);
+        assert!(self.assertions_with(false).is_empty(), "{:#}", self.record);
+    }
+
+    /// The closest the follower came to the lead (the `safety_distance` assertion, truth).
+    fn closest_m(&self) -> f64 {
+        self.observed("safety_distance")["closest_m"]
+            .as_f64()
+            .expect("safety_distance: closest_m")
+    }
+
+    /// convoy_analyze's analysis of the follower's CSV in the run's evidence.
+    fn follower_analysis(&self) -> Analysis {
+        let csv = self.dir.join("ugv2/convoy.csv");
+        let file = std::fs::File::open(&csv).unwrap_or_else(|e| panic!("{}: {e}", csv.display()));
+        let rows = read_log(file).unwrap_or_else(|e| panic!("{}: {e}", csv.display()));
+        analyse(&rows, TOLERANCE_M).expect("the follower's log analyses")
+    }
+}
+
+/// Runs `config/scenarios/<name>` through the runner, inside this test's private namespace.
+fn run_scenario(name: &str) -> Run {
+    assert!(
+        fieldproof_testkit::is_contained(),
+        "begin the test with fieldproof_testkit::contain_or_return!()"
+    );
+    let _one = ONE_RUN_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+    let prefix = convoy_prefix();
+    let scenario = repo_root().join("config/scenarios").join(name);
+    let out = tempfile::tempdir().unwrap().keep().join("run");
+    let started = Instant::now();
+    let status = Command::new(suite_binary("fieldproof-scenario"))
+        .arg("run")
+        .arg(&scenario)
+        .arg("--out")
+        .arg(&out)
+        .env("AMENT_PREFIX_PATH", prefix.path())
+        .stdin(Stdio::null())
+        .status()
+        .expect("the runner starts");
+    let record: Json = serde_json::from_str(
+        &std::fs::read_to_string(out.join("run.json"))
+            .unwrap_or_else(|e| panic!("{}: {e}", out.join("run.json").display())),
+    )
+    .expect("run.json is JSON");
+    eprintln!(
+        "{name}: exit {:?} after {:.1} s wall, evidence in {}",
+        status.code(),
+        started.elapsed().as_secs_f64(),
+        out.display()
+    );
+    Run {
+        code: status.code(),
+        record,
+        dir: out,
+    }
+}
+
+/// A run on a link that never goes silent: the follower joined, never stopped after that,
+/// and the analysis agrees with the run's own verdicts.
+fn assert_formation_kept(run: &Run, name: &str) {
+    let analysis = run.follower_analysis();
+    eprintln!(
+        "{name}: closest to the lead {:.2} m (truth); time per state {:?}; worst gap error in FOLLOW {:?}; seq gaps {}",
+        run.closest_m(),
+        analysis.time_in_state_s,
+        analysis.worst_follow_gap_err_m,
+        analysis.seq_gaps
+    );
+    assert!(analysis.blackouts.is_empty(), "{name}: {analysis:#?}");
+    assert!(analysis.time_in_state_s["FOLLOW"] > 40.0, "{analysis:#?}");
+    assert!(run.closest_m() >= 1.0);
+}
+
+/// A blackout run: one hold-stop-rejoin cycle in the follower's log, recovered.
+fn assert_one_recovered_blackout(run: &Run, name: &str) -> f64 {
+    let analysis = run.follower_analysis();
+    eprintln!(
+        "{name}: closest to the lead {:.2} m (truth); blackouts {:#?}; time per state {:?}",
+        run.closest_m(),
+        analysis.blackouts,
+        analysis.time_in_state_s
+    );
+    assert_eq!(analysis.blackouts.len(), 1, "{analysis:#?}");
+    let blackout = &analysis.blackouts[0];
+    // Stopped for the outage's 30 s less the grace window (4 s) and the packets' age.
+    let stopped_s = blackout.stopped_s.expect("the link came back");
+    assert!((24.0..=27.0).contains(&stopped_s), "{blackout:#?}");
+    blackout.recovery_s.expect("the follower recovered")
+}
+
+#[test]
+#[ignore = "needs the suite's binaries, root (network namespaces) and scripts/netns-run; ~70 s"]
+fn convoy_clean_follows_the_slalom_in_formation() {
+    fieldproof_testkit::contain_or_return!();
+    let run = run_scenario("convoy_clean.yaml");
+    run.assert_passed(&[
+        "joins_and_follows",
+        "safety_distance",
+        "lap_done",
+        "no_collision",
+    ]);
+    assert_formation_kept(&run, "convoy_clean");
+    assert_eq!(
+        run.follower_analysis().seq_gaps,
+        0,
+        "a clean link loses nothing"
+    );
+}
+
+#[test]
+#[ignore = "needs the suite's binaries, root (network namespaces) and scripts/netns-run; ~70 s"]
+fn convoy_light_profile_keeps_the_formation() {
+    fieldproof_testkit::contain_or_return!();
+    let run = run_scenario("convoy_light.yaml");
+    run.assert_passed(&[
+        "joins_and_follows",
+        "safety_distance",
+        "lap_done",
+        "no_collision",
+    ]);
+    assert_formation_kept(&run, "convoy_light");
+    // 10 % loss on the follower's link: some of the ~320 packets are lost.
+    assert!(run.follower_analysis().seq_gaps > 0);
+}
+
+#[test]
+#[ignore = "needs the suite's binaries, root (network namespaces) and scripts/netns-run; ~70 s"]
+fn convoy_severe_profile_keeps_the_safety_distance() {
+    fieldproof_testkit::contain_or_return!();
+    let run = run_scenario("convoy_severe.yaml");
+    run.assert_passed(&["hears_the_lead", "safety_distance", "no_collision"]);
+    let analysis = run.follower_analysis();
+    eprintln!(
+        "convoy_severe: closest to the lead {:.2} m (truth); time per state {:?}; seq gaps {}; blackouts {:?}",
+        run.closest_m(),
+        analysis.time_in_state_s,
+        analysis.seq_gaps,
+        analysis.blackouts
+    );
+    // 30 % loss and 256 kbit shared with the DDS traffic: many of the ~320 packets are lost.
+    assert!(analysis.seq_gaps > 50, "{analysis:#?}");
+}
+
+#[test]
+#[ignore = "needs the suite's binaries, root (network namespaces) and scripts/netns-run; ~95 s"]
+fn convoy_udp_blackout_holds_stops_rejoins_and_recovers() {
+    fieldproof_testkit::contain_or_return!();
+    let run = run_scenario("convoy_blackout.yaml");
+    run.assert_passed(&[
+        "hold_stop_rejoin",
+        "holds_first",
+        "no_stop_before_grace",
+        "stops_within_grace",
+        "rejoins_after_restore",
+        "follows_again",
+        "safety_distance",
+        "lap_done",
+        "no_collision",
+    ]);
+    let recovery_s = assert_one_recovered_blackout(&run, "convoy_blackout");
+    eprintln!("convoy_blackout: recovery {recovery_s:.2} s");
+}
+
+#[test]
+#[ignore = "needs the suite's binaries, root (network namespaces) and scripts/netns-run; ~100 s"]
+fn convoy_lora_blackout_gaps_equal_the_drops_counted_where_they_happened() {
+    fieldproof_testkit::contain_or_return!();
+    let run = run_scenario("convoy_lora_blackout.yaml");
+    run.assert_passed(&[
+        "hold_stop_rejoin",
+        "holds_first",
+        "no_stop_before_grace",
+        "stops_within_grace",
+        "rejoins_after_restore",
+        "follows_again",
+        "gaps_are_drops",
+        "safety_distance",
+        "lap_done",
+        "no_collision",
+    ]);
+    let accounting = run.observed("gaps_are_drops");
+    eprintln!("convoy_lora_blackout: {accounting:#}");
+    // Both places dropped: the source its 30 s blackout (about 150 packets at 5 Hz), the
+    // radio what its 226 ms airtime could not carry of the 5 Hz stream.
+    let drops = |i: usize| accounting["counted"][i]["drops"].as_u64().expect("drops");
+    assert!((140..=160).contains(&drops(0)), "{accounting:#}");
+    assert!(drops(1) > 0, "{accounting:#}");
+    assert_eq!(accounting["seq_gaps"], drops(0) + drops(1));
+    let recovery_s = assert_one_recovered_blackout(&run, "convoy_lora_blackout");
+    eprintln!("convoy_lora_blackout: recovery {recovery_s:.2} s");
+}
