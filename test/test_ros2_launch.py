@@ -117,10 +117,10 @@ def shown(value) -> str:
 
 
 def launch_and_check(rig: dict, domain: int, pkg: str, launch_file: str, args: list[str],
-                     expected: dict[str, tuple[str, str]]):
+                     expected: dict[str, tuple[str, str]], plain_processes: int = 0):
     """Launches, waits for exactly the `expected` nodes ({fully qualified name: (parameter,
     `ros2 param get` answer)}), checks one parameter of each, then Ctrl-C: exit 0, every process
-    finished cleanly, none left."""
+    (the nodes and `plain_processes` more that are no ROS nodes) finished cleanly, none left."""
     launch = Ros2Launch(rig, domain, pkg, launch_file, *args)
     try:
         listed = wait_until(
@@ -141,7 +141,7 @@ def launch_and_check(rig: dict, domain: int, pkg: str, launch_file: str, args: l
         finished = re.findall(r"\[INFO\] \[([\w.-]+)\]: process has finished cleanly \[pid (\d+)\]", output)
         assert code == 0, f"ros2 launch exited {code}\n{output}"
         assert "process has died" not in output, output
-        assert len(started) == len(expected) and sorted(finished) == sorted(started), output
+        assert len(started) == len(expected) + plain_processes and sorted(finished) == sorted(started), output
         # Reaped by launch and by the nodes themselves (supervisor_core): give the kernel a moment.
         wait_until(lambda: not tagged_processes(launch.tag), 5,
                    f"no process of the launch left: {tagged_processes(launch.tag)}", poll=0.1)
@@ -171,7 +171,8 @@ def bundle_nodes(bundle: pathlib.Path) -> dict[str, tuple[str, str]]:
 
 
 SHIPPED = sorted(str(p.relative_to(ROOT)) for p in ROOT.glob("src/*/launch/*.launch.yaml"))
-COVERED = ["src/fieldproof_bridge/launch/bridge.launch.yaml", "src/fieldproof_mission/launch/mission.launch.yaml",
+COVERED = ["src/fieldproof_bridge/launch/bridge.launch.yaml", "src/fieldproof_convoy/launch/convoy_follower.launch.yaml",
+           "src/fieldproof_convoy/launch/convoy_lead.launch.yaml", "src/fieldproof_mission/launch/mission.launch.yaml",
            "src/fieldproof_sim/launch/sim.launch.yaml", "src/fieldproof_stack/launch/goal_driver.launch.yaml"]
 
 
@@ -209,3 +210,23 @@ def test_ros2_launch_mission_computer(rig_env):
                       "/quad7/planner": ("cruise_altitude_m", shown(6.5)),
                       "/quad7/mission_supervisor": ("vision_source", shown("none")),
                       "/quad7/autopilot_stub": ("output", shown("cmd_vel_nav"))})
+
+
+def test_ros2_launch_convoy_lead_with_the_lora_path(rig_env, tmp_path):
+    # lora:=true: goal_driver, lead_broadcaster and lora_radio (nodes) and the two pty_wire
+    # links (no ROS nodes) between them, made in serial_dir.
+    serial = tmp_path / "serial"
+    serial.mkdir()
+    launch_and_check(rig_env, 175, "fieldproof_convoy", "convoy_lead.launch.yaml",
+                     ["namespace:=ugv1", "lora:=true", f"serial_dir:={serial}", "udp_target:=127.0.0.1:5611",
+                      "max_speed_mps:=0.3"],
+                     {"/ugv1/goal_driver": ("max_speed_mps", shown(0.3)),
+                      "/ugv1/lead_broadcaster": ("serial_port", shown(f"{serial}/lead_tx")),
+                      "/ugv1/lora_radio": ("output_port", shown(f"{serial}/radio_tx"))},
+                     plain_processes=2)
+
+
+def test_ros2_launch_convoy_follower(rig_env, tmp_path):
+    launch_and_check(rig_env, 176, "fieldproof_convoy", "convoy_follower.launch.yaml",
+                     ["namespace:=ugv2", "udp_port:=5612", f"csv_path:={tmp_path}/convoy.csv"],
+                     {"/ugv2/convoy_follower": ("udp_port", shown(5612))})
