@@ -251,8 +251,9 @@ fn changes(run: &Run, assertion: &str) -> String {
 }
 
 /// The perception node reports 120 ms inferences for 0.5 s in cruise: HOLD for
-/// `inference_slow`, ACTIVE again, COMPLETE. The evidence shows why: every frame whose
-/// `inference_ms` (field 14) is over the core's 100 ms was answered HOLD.
+/// `inference_slow`, ACTIVE again, COMPLETE. The evidence shows why: frames carried the
+/// reported 120 ms (field 14), and every frame whose `inference_ms` is over the core's
+/// 100 ms (the override, or a measured duration of a starved debug build) was answered HOLD.
 #[test]
 #[ignore = "needs the suite's binaries, root (network namespaces) and scripts/netns-run; ~100 s"]
 fn quad_inference_overload_holds_then_resumes_and_completes() {
@@ -284,14 +285,18 @@ fn quad_inference_overload_holds_then_resumes_and_completes() {
             ms > 100.0
         })
         .collect();
-    assert!(!overloaded.is_empty(), "no frame carried the overload");
+    assert!(
+        overloaded
+            .iter()
+            .any(|(frame, _)| frame.split(' ').nth(13) == Some("120")),
+        "no frame carried the reported 120 ms"
+    );
     for (frame, answer) in &overloaded {
         assert_eq!(
             answer.split(' ').nth(1),
             Some("HOLD"),
             "{frame} -> {answer}"
         );
-        assert_eq!(frame.split(' ').nth(13), Some("120"), "{frame}");
     }
 }
 
