@@ -17,6 +17,8 @@
 //!   of the run makes);
 //! - `csv_path` (empty: none): one row per control cycle, `t,seq_gaps,rssi_dbm,pkt_age_s,
 //!   gap_err_m,state,lead_dist_m` (`fieldproof_convoy::csv_log`), flushed every row;
+//! - `analysis_path` (empty: none): at exit, the analysis `convoy_analyze` makes of the same
+//!   rows (recovery time per blackout, time per state, ...), as JSON;
 //! - `rssi_topic` (std_msgs/msg/Float64, from `lora_radio`) feeds the CSV's `rssi_dbm`.
 //!
 //! ```text
@@ -26,6 +28,7 @@
 use std::io::Read;
 use std::time::Duration;
 
+use fieldproof_convoy::analysis::analyse;
 use fieldproof_convoy::csv_log::{CsvLogWriter, CsvRow};
 use fieldproof_convoy::follow::{FollowConfig, FollowController, FollowInput, LeadReport, Pose2D};
 use fieldproof_convoy::packet::{ConvoyPacket, PACKET_LEN};
@@ -47,6 +50,7 @@ struct FollowerParams {
     serial_port: ParamHandle<String>,
     control_rate_hz: ParamHandle<f64>,
     csv_path: ParamHandle<String>,
+    analysis_path: ParamHandle<String>,
     rssi_topic: ParamHandle<String>,
     follow_dist: ParamHandle<f64>,
     offset: ParamHandle<f64>,
@@ -78,6 +82,13 @@ fn declare(builder: &mut NodeBuilder) -> FollowerParams {
             Param::double("control_rate_hz", 10.0)
                 .range(1.0, 100.0)
                 .description("control cycles per second (and CSV rows)")
+                .read_only(),
+        ),
+        analysis_path: builder.declare(
+            Param::string("analysis_path", "")
+                .description(
+                    "at exit, convoy_analyze's analysis of this run's log as JSON (empty: none)",
+                )
                 .read_only(),
         ),
         csv_path: builder.declare(
@@ -270,6 +281,22 @@ fn spawn_sources(
     ))
 }
 
+/// Writes convoy_analyze's analysis of `rows` to `path` (what a run's evidence reports: the
+/// recovery time after each blackout); a failure is logged, never fatal at exit.
+fn write_analysis(path: &str, rows: &[CsvRow], tolerance_m: f64) {
+    let written = analyse(rows, tolerance_m)
+        .map_err(|e| e.to_string())
+        .and_then(|a| serde_json::to_string_pretty(&a).map_err(|e| e.to_string()))
+        .and_then(|json| std::fs::write(path, json + "\n").map_err(|e| e.to_string()));
+    match written {
+        Ok(()) => tracing::info!(
+            "analysis of {} control cycles written to {path}",
+            rows.len()
+        ),
+        Err(e) => tracing::warn!("analysis_path {path:?}: {e}"),
+    }
+}
+
 fn twist(linear_x: f64, angular_z: f64) -> Twist {
     Twist {
         linear: Vector3 {
@@ -288,156 +315,181 @@ fn twist(linear_x: f64, angular_z: f64) -> Twist {
 fn main() -> std::process::ExitCode {
     let mut builder = NodeBuilder::new("convoy_follower");
     let params = declare(&mut builder);
-    fieldproof_runtime::main(
-        move || builder,
-        |node| async move {
-            let origin = Pose2D::from_origin_param(&params.odom_origin.get())?;
-            let mut watchdog = Watchdog::new(params.watchdog_config())?;
-            let mut controller = FollowController::new(params.follow_config())?;
-            let odom_sub = node.subscription::<Odometry>("odom", qos::default())?;
-            let rssi_topic = params.rssi_topic.get();
-            let rssi_sub = if rssi_topic.is_empty() {
-                None
-            } else {
-                Some(node.subscription::<std_msgs::Float64>(&rssi_topic, qos::default())?)
-            };
-            let cmd_pub = node.publisher::<Twist>("cmd_vel", qos::default())?;
-            let state_pub =
-                node.publisher::<std_msgs::String>("convoy/watchdog_state", qos::latched())?;
-            let stats_pub =
-                node.publisher::<std_msgs::String>("convoy/link_stats", qos::default())?;
-            let csv_path = params.csv_path.get();
-            let mut csv = if csv_path.is_empty() {
-                None
-            } else {
-                let file = std::fs::File::create(&csv_path)
-                    .map_err(|e| format!("csv_path {csv_path:?}: {e}"))?;
-                Some(CsvLogWriter::new(std::io::BufWriter::new(file), true)?)
-            };
-            let (packets, _readers) = spawn_sources(
-                &node,
-                params.udp_port.get() as u16,
-                &params.serial_port.get(),
-            )?;
-            let dt_s = 1.0 / params.control_rate_hz.get();
-            let mut timer = node.timer_hz(params.control_rate_hz.get());
-            let mut follower: Option<Pose2D> = None;
-            let mut newest: Option<LeadReport> = None;
-            let mut rssi_dbm: Option<f64> = None;
-            let mut published_state: Option<WatchdogState> = None;
-            let mut bad_packets = 0u64;
-            let mut first_seq: Option<u32> = None;
-            let mut bad_log = Throttle::new(MALFORMED_LOG_PERIOD);
-            let mut bad_odom = Throttle::new(MALFORMED_LOG_PERIOD);
-            let now_s = || node.clock().now_nanos() as f64 * 1e-9;
-            let rssi_next = || async {
-                match rssi_sub.as_ref() {
-                    Some(sub) => sub.recv().await,
-                    None => futures::future::pending().await,
-                }
-            };
-            loop {
-                futures::select! {
-                    bytes = packets.recv().fuse() => {
-                        let Ok(bytes) = bytes else { continue };
-                        let packet = ConvoyPacket::decode(&bytes).map_err(|e| e.to_string()).and_then(|p| {
-                            match p.non_finite_field() {
-                                Some(field) => Err(format!("{field} is not finite")),
-                                None => Ok(p),
-                            }
-                        });
-                        match packet {
-                            Ok(packet) => {
-                                if watchdog.on_packet(packet.seq, now_s()).accepted() {
-                                    newest = Some(LeadReport::from_packet(&packet));
-                                    first_seq.get_or_insert(packet.seq);
-                                }
-                            }
-                            Err(reason) => {
-                                bad_packets += 1;
-                                if bad_log.hit().is_some() {
-                                    tracing::warn!("packet skipped: {reason} ({bad_packets} in all)");
-                                }
-                            }
-                        }
-                    }
-                    m = odom_sub.recv().fuse() => {
-                        let m = m?;
-                        let p = &m.pose.pose;
-                        let q = &p.orientation;
-                        let pose = Pose2D::from_position_quaternion(p.position.x, p.position.y, [q.x, q.y, q.z, q.w])
-                            .placed_in(&origin);
-                        if pose.is_finite() {
-                            follower = Some(pose);
-                        } else if bad_odom.hit().is_some() {
-                            tracing::warn!("{}: pose ({}, {}, yaw {}) is not finite: skipped ({} in all)",
-                                odom_sub.topic(), pose.x_m, pose.y_m, pose.yaw_rad, bad_odom.total());
-                        }
-                    }
-                    m = rssi_next().fuse() => {
-                        let m = m?;
-                        if m.data.is_finite() {
-                            rssi_dbm = Some(m.data);
-                        }
-                    }
-                    _ = timer.tick().fuse() => {
-                        let Some(pose) = follower else { continue };
-                        let t_s = now_s();
-                        let age = watchdog.packet_age_s(t_s);
-                        let gap_error_m = controller.gap_error_m(newest.as_ref(), age, &pose);
-                        let state = watchdog.update(t_s, gap_error_m);
-                        let command = controller.step(&FollowInput {
-                            state,
-                            lead: newest,
-                            packet_age_s: age,
-                            follower: pose,
-                            dt_s,
-                        });
-                        let mut cmd = twist(command.linear_mps, command.angular_rps);
-                        if let Some((field, value)) = cmd.non_finite_field() {
-                            tracing::warn!("command {field} = {value} is not finite: zero sent");
-                            cmd = twist(0.0, 0.0);
-                        }
-                        cmd_pub.publish(cmd)?;
-                        if published_state != Some(state) {
-                            tracing::info!("watchdog: {state}");
-                            state_pub.publish(std_msgs::String { data: state.as_str().to_string() })?;
-                            published_state = Some(state);
-                        }
-                        let lead_dist_m = newest.as_ref().map(|lead| {
-                            let estimate = controller.lead_estimate(lead, age);
-                            (estimate.x_m - pose.x_m).hypot(estimate.y_m - pose.y_m)
-                        });
-                        let stats = watchdog.stats();
-                        stats_pub.publish(std_msgs::String {
-                            data: serde_json::to_string(&LinkReport {
-                                link: stats,
-                                first_seq,
-                                newest_seq: watchdog.newest_seq(),
-                                bad_packets,
-                                state: state.as_str(),
-                                pkt_age_s: age,
-                                rssi_dbm,
-                                gap_err_m: gap_error_m,
-                            })?,
-                        })?;
-                        if let Some(log) = csv.as_mut() {
-                            log.write_row(&CsvRow {
-                                t_s,
-                                seq_gaps: stats.seq_gaps,
-                                rssi_dbm,
-                                pkt_age_s: age,
-                                gap_err_m: gap_error_m,
-                                state,
-                                lead_dist_m,
-                            })?;
-                            log.flush()?;
-                        }
-                    }
-                    _ = node.shutdown_requested().fuse() => break,
-                }
+    if fieldproof_runtime::wants_help(std::env::args_os().skip(1)) {
+        print!("{}", builder.help("convoy_follower"));
+        return std::process::ExitCode::SUCCESS;
+    }
+    let cfg = match builder.resolve_from_process() {
+        Ok(cfg) => cfg,
+        Err(e) => {
+            eprintln!("convoy_follower: error: {e}");
+            return std::process::ExitCode::from(2);
+        }
+    };
+    // To completion: SIGINT/SIGTERM end the control loop, and the analysis is written after
+    // it (fieldproof_runtime::main would drop the body at the signal).
+    let result = fieldproof_runtime::run_to_completion(cfg, |node| async move {
+        let origin = Pose2D::from_origin_param(&params.odom_origin.get())?;
+        let mut watchdog = Watchdog::new(params.watchdog_config())?;
+        let mut controller = FollowController::new(params.follow_config())?;
+        let odom_sub = node.subscription::<Odometry>("odom", qos::default())?;
+        let rssi_topic = params.rssi_topic.get();
+        let rssi_sub = if rssi_topic.is_empty() {
+            None
+        } else {
+            Some(node.subscription::<std_msgs::Float64>(&rssi_topic, qos::default())?)
+        };
+        let cmd_pub = node.publisher::<Twist>("cmd_vel", qos::default())?;
+        let state_pub =
+            node.publisher::<std_msgs::String>("convoy/watchdog_state", qos::latched())?;
+        let stats_pub = node.publisher::<std_msgs::String>("convoy/link_stats", qos::default())?;
+        let csv_path = params.csv_path.get();
+        let mut csv = if csv_path.is_empty() {
+            None
+        } else {
+            let file = std::fs::File::create(&csv_path)
+                .map_err(|e| format!("csv_path {csv_path:?}: {e}"))?;
+            Some(CsvLogWriter::new(std::io::BufWriter::new(file), true)?)
+        };
+        let (packets, _readers) = spawn_sources(
+            &node,
+            params.udp_port.get() as u16,
+            &params.serial_port.get(),
+        )?;
+        let dt_s = 1.0 / params.control_rate_hz.get();
+        let mut timer = node.timer_hz(params.control_rate_hz.get());
+        let mut follower: Option<Pose2D> = None;
+        let mut newest: Option<LeadReport> = None;
+        let mut rssi_dbm: Option<f64> = None;
+        let mut published_state: Option<WatchdogState> = None;
+        let mut bad_packets = 0u64;
+        let mut first_seq: Option<u32> = None;
+        let analysis_path = params.analysis_path.get();
+        let mut logged: Vec<CsvRow> = Vec::new();
+        let mut bad_log = Throttle::new(MALFORMED_LOG_PERIOD);
+        let mut bad_odom = Throttle::new(MALFORMED_LOG_PERIOD);
+        let now_s = || node.clock().now_nanos() as f64 * 1e-9;
+        let rssi_next = || async {
+            match rssi_sub.as_ref() {
+                Some(sub) => sub.recv().await,
+                None => futures::future::pending().await,
             }
-            Ok(())
-        },
-    )
+        };
+        loop {
+            futures::select! {
+                bytes = packets.recv().fuse() => {
+                    let Ok(bytes) = bytes else { continue };
+                    let packet = ConvoyPacket::decode(&bytes).map_err(|e| e.to_string()).and_then(|p| {
+                        match p.non_finite_field() {
+                            Some(field) => Err(format!("{field} is not finite")),
+                            None => Ok(p),
+                        }
+                    });
+                    match packet {
+                        Ok(packet) => {
+                            if watchdog.on_packet(packet.seq, now_s()).accepted() {
+                                newest = Some(LeadReport::from_packet(&packet));
+                                first_seq.get_or_insert(packet.seq);
+                            }
+                        }
+                        Err(reason) => {
+                            bad_packets += 1;
+                            if bad_log.hit().is_some() {
+                                tracing::warn!("packet skipped: {reason} ({bad_packets} in all)");
+                            }
+                        }
+                    }
+                }
+                m = odom_sub.recv().fuse() => {
+                    let m = m?;
+                    let p = &m.pose.pose;
+                    let q = &p.orientation;
+                    let pose = Pose2D::from_position_quaternion(p.position.x, p.position.y, [q.x, q.y, q.z, q.w])
+                        .placed_in(&origin);
+                    if pose.is_finite() {
+                        follower = Some(pose);
+                    } else if bad_odom.hit().is_some() {
+                        tracing::warn!("{}: pose ({}, {}, yaw {}) is not finite: skipped ({} in all)",
+                            odom_sub.topic(), pose.x_m, pose.y_m, pose.yaw_rad, bad_odom.total());
+                    }
+                }
+                m = rssi_next().fuse() => {
+                    let m = m?;
+                    if m.data.is_finite() {
+                        rssi_dbm = Some(m.data);
+                    }
+                }
+                _ = timer.tick().fuse() => {
+                    let Some(pose) = follower else { continue };
+                    let t_s = now_s();
+                    let age = watchdog.packet_age_s(t_s);
+                    let gap_error_m = controller.gap_error_m(newest.as_ref(), age, &pose);
+                    let state = watchdog.update(t_s, gap_error_m);
+                    let command = controller.step(&FollowInput {
+                        state,
+                        lead: newest,
+                        packet_age_s: age,
+                        follower: pose,
+                        dt_s,
+                    });
+                    let mut cmd = twist(command.linear_mps, command.angular_rps);
+                    if let Some((field, value)) = cmd.non_finite_field() {
+                        tracing::warn!("command {field} = {value} is not finite: zero sent");
+                        cmd = twist(0.0, 0.0);
+                    }
+                    cmd_pub.publish(cmd)?;
+                    if published_state != Some(state) {
+                        tracing::info!("watchdog: {state}");
+                        state_pub.publish(std_msgs::String { data: state.as_str().to_string() })?;
+                        published_state = Some(state);
+                    }
+                    let lead_dist_m = newest.as_ref().map(|lead| {
+                        let estimate = controller.lead_estimate(lead, age);
+                        (estimate.x_m - pose.x_m).hypot(estimate.y_m - pose.y_m)
+                    });
+                    let stats = watchdog.stats();
+                    stats_pub.publish(std_msgs::String {
+                        data: serde_json::to_string(&LinkReport {
+                            link: stats,
+                            first_seq,
+                            newest_seq: watchdog.newest_seq(),
+                            bad_packets,
+                            state: state.as_str(),
+                            pkt_age_s: age,
+                            rssi_dbm,
+                            gap_err_m: gap_error_m,
+                        })?,
+                    })?;
+                    let row = CsvRow {
+                        t_s,
+                        seq_gaps: stats.seq_gaps,
+                        rssi_dbm,
+                        pkt_age_s: age,
+                        gap_err_m: gap_error_m,
+                        state,
+                        lead_dist_m,
+                    };
+                    if let Some(log) = csv.as_mut() {
+                        log.write_row(&row)?;
+                        log.flush()?;
+                    }
+                    if !analysis_path.is_empty() {
+                        logged.push(row);
+                    }
+                }
+                _ = node.shutdown_requested().fuse() => break,
+            }
+        }
+        if !analysis_path.is_empty() {
+            write_analysis(&analysis_path, &logged, params.gap_tolerance_m.get());
+        }
+        Ok(())
+    });
+    match result {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("convoy_follower: error: {e}");
+            std::process::ExitCode::FAILURE
+        }
+    }
 }
