@@ -228,5 +228,6 @@ def test_ros2_launch_convoy_lead_with_the_lora_path(rig_env, tmp_path):
 
 def test_ros2_launch_convoy_follower(rig_env, tmp_path):
     launch_and_check(rig_env, 176, "fieldproof_convoy", "convoy_follower.launch.yaml",
-                     ["namespace:=ugv2", "udp_port:=5612", f"csv_path:={tmp_path}/convoy.csv"],
+                     ["namespace:=ugv2", "udp_port:=5612", f"csv_path:={tmp_path}/convoy.csv",
+                      f"analysis_path:={tmp_path}/convoy_analysis.json"],
                      {"/ugv2/convoy_follower": ("udp_port", shown(5612))})
