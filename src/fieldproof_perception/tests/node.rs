@@ -228,12 +228,20 @@ fn each_image_gives_detections_and_health_stamped_with_its_capture_time() {
                 value(&health, "detections"),
                 usize::from(patch.is_some()).to_string()
             );
-            // The detections of the same frame (published just before its health).
-            let found = detections
-                .all()
-                .into_iter()
-                .find(|d| d.header.stamp == image.header.stamp)
-                .expect("detections of the frame");
+            // The detections of the same frame (published just before its health, on
+            // another topic: they may arrive after it).
+            let end = Instant::now() + PATIENCE;
+            let found = loop {
+                if let Some(d) = detections
+                    .all()
+                    .into_iter()
+                    .find(|d| d.header.stamp == image.header.stamp)
+                {
+                    break d;
+                }
+                assert!(Instant::now() < end, "no detections for {:?}", image.header);
+                smol::Timer::after(Duration::from_millis(10)).await;
+            };
             assert_eq!(found.header, image.header);
             match patch {
                 None => assert_eq!(found.detections, []),
