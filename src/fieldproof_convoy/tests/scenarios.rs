@@ -14,41 +14,15 @@
 //! scripts/netns-run cargo test -p fieldproof_convoy --test scenarios -- --ignored --test-threads 1
 //! ```
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::sync::Mutex;
-use std::time::Instant;
+use std::path::Path;
 
 use fieldproof_convoy::analysis::{analyse, Analysis};
 use fieldproof_convoy::csv_log::read_log;
-use fieldproof_testkit::{repo_root, FakeAmentPrefix};
+use fieldproof_testkit::{shipped_scenario, suite_binary, FakeAmentPrefix, ScenarioRun};
 use serde_json::Value as Json;
-
-/// One run at a time, whatever the test harness's thread count.
-static ONE_RUN_AT_A_TIME: Mutex<()> = Mutex::new(());
 
 /// The scenarios' gap tolerance (convoy_follower's `gap_tolerance_m` default).
 const TOLERANCE_M: f64 = 0.3;
-
-/// The directory of the suite's binaries: target/<profile>/deps/scenarios-* -> target/<profile>.
-fn suite_dir() -> PathBuf {
-    let exe = std::env::current_exe().expect("the test binary's path");
-    exe.parent()
-        .and_then(Path::parent)
-        .expect("target/<profile>/deps")
-        .to_path_buf()
-}
-
-/// A binary of the suite built beside this test.
-fn suite_binary(name: &str) -> PathBuf {
-    let path = suite_dir().join(name);
-    assert!(
-        path.is_file(),
-        "{} missing: cargo build --workspace",
-        path.display()
-    );
-    path
-}
 
 /// The convoy stacks' executables, this build's, in an ament prefix (what `fieldproof
 /// launch` resolves `pkg: fieldproof_convoy` and `pkg: fieldproof_stack` through).
@@ -70,50 +44,21 @@ fn convoy_prefix() -> FakeAmentPrefix {
     prefix
 }
 
-/// What a run came to: the runner's exit code, its record, its directory and wall time.
-struct Run {
-    code: Option<i32>,
-    record: Json,
-    dir: PathBuf,
+/// What the convoy tests read from a run beyond its verdicts.
+trait ConvoyRun {
+    /// The closest the follower came to the lead (the `safety_distance` assertion, truth).
+    fn closest_m(&self) -> f64;
+    /// convoy_analyze's analysis of the follower's CSV in the run's evidence.
+    fn follower_analysis(&self) -> Analysis;
 }
 
-impl Run {
-    /// The names of the assertions that passed (`true`) or failed (`false`).
-    fn assertions_with(&self, passed: bool) -> Vec<String> {
-        self.record["assertions"]
-            .as_array()
-            .expect("run.json: assertions")
-            .iter()
-            .filter(|a| a["passed"] == passed)
-            .map(|a| a["name"].as_str().expect("a name").to_string())
-            .collect()
-    }
-
-    /// One assertion's observation.
-    fn observed(&self, name: &str) -> &Json {
-        &self.record["assertions"]
-            .as_array()
-            .expect("run.json: assertions")
-            .iter()
-            .find(|a| a["name"] == name)
-            .unwrap_or_else(|| panic!("no assertion {name} in run.json"))["observed"]
-    }
-
-    /// Asserts the run passed with exactly `passed` (in the scenario's order).
-    fn assert_passed(&self, passed: &[&str]) {
-        assert_eq!(self.code, Some(0), "{:#}", self.record);
-        assert_eq!(self.assertions_with(true), passed, "{:#}", self.record);
-        assert!(self.assertions_with(false).is_empty(), "{:#}", self.record);
-    }
-
-    /// The closest the follower came to the lead (the `safety_distance` assertion, truth).
+impl ConvoyRun for ScenarioRun {
     fn closest_m(&self) -> f64 {
         self.observed("safety_distance")["closest_m"]
             .as_f64()
             .expect("safety_distance: closest_m")
     }
 
-    /// convoy_analyze's analysis of the follower's CSV in the run's evidence.
     fn follower_analysis(&self) -> Analysis {
         let csv = self.dir.join("ugv2/convoy.csv");
         let file = std::fs::File::open(&csv).unwrap_or_else(|e| panic!("{}: {e}", csv.display()));
@@ -122,47 +67,14 @@ impl Run {
     }
 }
 
-/// Runs `config/scenarios/<name>` through the runner, inside this test's private namespace.
-fn run_scenario(name: &str) -> Run {
-    assert!(
-        fieldproof_testkit::is_contained(),
-        "begin the test with fieldproof_testkit::contain_or_return!()"
-    );
-    let _one = ONE_RUN_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
-    let prefix = convoy_prefix();
-    let scenario = repo_root().join("config/scenarios").join(name);
-    let out = tempfile::tempdir().unwrap().keep().join("run");
-    let started = Instant::now();
-    let status = Command::new(suite_binary("fieldproof-scenario"))
-        .arg("run")
-        .arg(&scenario)
-        .arg("--out")
-        .arg(&out)
-        .env("AMENT_PREFIX_PATH", prefix.path())
-        .stdin(Stdio::null())
-        .status()
-        .expect("the runner starts");
-    let record: Json = serde_json::from_str(
-        &std::fs::read_to_string(out.join("run.json"))
-            .unwrap_or_else(|e| panic!("{}: {e}", out.join("run.json").display())),
-    )
-    .expect("run.json is JSON");
-    eprintln!(
-        "{name}: exit {:?} after {:.1} s wall, evidence in {}",
-        status.code(),
-        started.elapsed().as_secs_f64(),
-        out.display()
-    );
-    Run {
-        code: status.code(),
-        record,
-        dir: out,
-    }
+/// Runs `config/scenarios/<name>` through the runner with this build's convoy stacks.
+fn run_scenario(name: &str) -> ScenarioRun {
+    ScenarioRun::of_file(&shipped_scenario(name), &convoy_prefix())
 }
 
 /// A run on a link that never goes silent: the follower joined, never stopped after that,
 /// and the analysis agrees with the run's own verdicts.
-fn assert_formation_kept(run: &Run, name: &str) {
+fn assert_formation_kept(run: &ScenarioRun, name: &str) {
     let analysis = run.follower_analysis();
     eprintln!(
         "{name}: closest to the lead {:.2} m (truth); time per state {:?}; worst gap error in FOLLOW {:?}; seq gaps {}",
@@ -177,7 +89,7 @@ fn assert_formation_kept(run: &Run, name: &str) {
 }
 
 /// A blackout run: one hold-stop-rejoin cycle in the follower's log, recovered.
-fn assert_one_recovered_blackout(run: &Run, name: &str) -> f64 {
+fn assert_one_recovered_blackout(run: &ScenarioRun, name: &str) -> f64 {
     let analysis = run.follower_analysis();
     eprintln!(
         "{name}: closest to the lead {:.2} m (truth); blackouts {:#?}; time per state {:?}",

@@ -15,20 +15,13 @@
 //! ```
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::sync::Mutex;
-use std::time::Instant;
 
-use fieldproof_testkit::{repo_root, FakeAmentPrefix};
-use serde_json::Value as Json;
-
-/// One run at a time, whatever the test harness's thread count.
-static ONE_RUN_AT_A_TIME: Mutex<()> = Mutex::new(());
+use fieldproof_testkit::{repo_root, shipped_scenario, suite_binary, FakeAmentPrefix, ScenarioRun};
 
 /// The perception node of this build (`target/<profile>/perception`, beside the runner; a
 /// binary of another package, so `cargo build --workspace` builds it, not this test).
 fn perception_exe() -> PathBuf {
-    runner().with_file_name("perception")
+    suite_binary("fieldproof-scenario").with_file_name("perception")
 }
 
 /// The mission stack's executables, this build's, in an ament prefix (what `fieldproof
@@ -65,110 +58,19 @@ fn mission_prefix() -> FakeAmentPrefix {
     prefix
 }
 
-/// The runner's binary: target/<profile>/deps/scenarios-* -> target/<profile>/fieldproof-scenario.
-fn runner() -> PathBuf {
-    let exe = std::env::current_exe().expect("the test binary's path");
-    let runner = exe
-        .parent()
-        .and_then(Path::parent)
-        .expect("target/<profile>/deps")
-        .join("fieldproof-scenario");
-    assert!(
-        runner.is_file(),
-        "{} missing: cargo build --workspace",
-        runner.display()
-    );
-    runner
+/// Runs `scenario` (a path) through the runner with this build's mission stack.
+fn run_file(scenario: &Path) -> ScenarioRun {
+    ScenarioRun::of_file(scenario, &mission_prefix())
 }
 
-/// What a run came to: the runner's exit code, its record and its wall time.
-struct Run {
-    code: Option<i32>,
-    record: Json,
-    dir: PathBuf,
-    wall_s: f64,
-}
-
-impl Run {
-    /// The names of the assertions that passed (`true`) or failed (`false`).
-    fn assertions_with(&self, passed: bool) -> Vec<String> {
-        self.record["assertions"]
-            .as_array()
-            .expect("run.json: assertions")
-            .iter()
-            .filter(|a| a["passed"] == passed)
-            .map(|a| a["name"].as_str().expect("a name").to_string())
-            .collect()
-    }
-
-    /// One assertion's record.
-    fn assertion(&self, name: &str) -> &Json {
-        self.record["assertions"]
-            .as_array()
-            .expect("run.json: assertions")
-            .iter()
-            .find(|a| a["name"] == name)
-            .unwrap_or_else(|| panic!("no assertion {name} in run.json"))
-    }
-
-    /// Asserts the run passed with exactly `passed` (in the scenario's order).
-    fn assert_passed(&self, passed: &[&str]) {
-        assert_eq!(self.code, Some(0), "{:#}", self.record);
-        assert_eq!(self.assertions_with(true), passed, "{:#}", self.record);
-        assert!(self.assertions_with(false).is_empty(), "{:#}", self.record);
-    }
-}
-
-/// Runs `scenario` (a path) through the runner, inside this test's private namespace.
-fn run_file(scenario: &Path) -> Run {
-    assert!(
-        fieldproof_testkit::is_contained(),
-        "begin the test with fieldproof_testkit::contain_or_return!()"
-    );
-    let _one = ONE_RUN_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
-    let prefix = mission_prefix();
-    let out = tempfile::tempdir().unwrap().keep().join("run");
-    let started = Instant::now();
-    let status = Command::new(runner())
-        .arg("run")
-        .arg(scenario)
-        .arg("--out")
-        .arg(&out)
-        .env("AMENT_PREFIX_PATH", prefix.path())
-        .stdin(Stdio::null())
-        .status()
-        .expect("the runner starts");
-    let wall_s = started.elapsed().as_secs_f64();
-    let record: Json = serde_json::from_str(
-        &std::fs::read_to_string(out.join("run.json"))
-            .unwrap_or_else(|e| panic!("{}: {e}", out.join("run.json").display())),
-    )
-    .expect("run.json is JSON");
-    eprintln!(
-        "{}: exit {:?} after {wall_s:.1} s wall",
-        scenario.display(),
-        status.code()
-    );
-    Run {
-        code: status.code(),
-        record,
-        dir: out,
-        wall_s,
-    }
-}
-
-fn scenario(name: &str) -> PathBuf {
-    repo_root().join("config/scenarios").join(name)
-}
-
-fn run_scenario(name: &str) -> Run {
-    run_file(&scenario(name))
+fn run_scenario(name: &str) -> ScenarioRun {
+    run_file(&shipped_scenario(name))
 }
 
 /// A copy of a scenario beside it (its relative paths still hold), edited by `edit`, which
 /// must change it.
 fn variant(name: &str, edit: impl Fn(&str) -> String) -> tempfile::NamedTempFile {
-    let file = scenario(name);
+    let file = shipped_scenario(name);
     let text = std::fs::read_to_string(&file).unwrap();
     let edited = edit(&text);
     assert_ne!(edited, text, "the variant of {name} changes nothing");
@@ -193,7 +95,7 @@ fn with_stack_args(text: &str, args: &str) -> String {
 
 /// The distinct successive values of `field` recorded on `topic` (from the sequence
 /// assertion's observation).
-fn observed_sequence(run: &Run, assertion: &str) -> Vec<String> {
+fn observed_sequence(run: &ScenarioRun, assertion: &str) -> Vec<String> {
     let a = run.assertion(assertion);
     a["observed"]["sequence"]
         .as_array()
@@ -238,7 +140,7 @@ fn quad_camera_loss_holds_then_resumes_and_completes() {
 
 /// The mode changes of `assertion`'s observation, `MODE (t s)` in simulation time, for the
 /// test's output.
-fn changes(run: &Run, assertion: &str) -> String {
+fn changes(run: &ScenarioRun, assertion: &str) -> String {
     run.assertion(assertion)["observed"]["changes"]
         .as_array()
         .map(|c| {

@@ -2,7 +2,8 @@
 //! opens inside a private network namespace ([`contain`]), the repository root
 //! ([`repo_root`]), the peers' Python ([`python`]), a fake ament install prefix ([`FakeAmentPrefix`]), a guard that kills
 //! a child's process group when the test ends ([`ChildGuard`]) and a node binary started
-//! contained with its ROS arguments, parameters and domain ([`NodeProc`]).
+//! contained with its ROS arguments, parameters and domain ([`NodeProc`]), and a scenario file
+//! run end to end by the suite's runner ([`ScenarioRun`]).
 //!
 //! Dev-only: crates name it under `[dev-dependencies]`, never as a normal dependency.
 
@@ -10,11 +11,13 @@ mod ament;
 mod netns;
 mod node;
 mod process;
+mod scenario;
 
 pub use ament::FakeAmentPrefix;
 pub use netns::{contain, contain_as, in_private_netns_or_rerun, is_contained, CONTAINED_ENV};
 pub use node::{NodeCommand, NodeProc};
 pub use process::{ChildGuard, Lines};
+pub use scenario::{shipped_scenario, suite_binary, ScenarioRun};
 
 use std::path::PathBuf;
 
