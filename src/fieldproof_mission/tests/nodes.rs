@@ -570,8 +570,12 @@ fn mission_supervisor_supervises_perception_health() {
         .await?;
         pause(1000).await;
         let reported = Arc::new(Mutex::new(Some("4.000".to_string())));
-        let _health = perception_health(&node, &sim, &reported)?;
+        // The simulation's clock first, as in a run (no capture comes before the simulator):
+        // a report stamped before the supervisor's first /clock made its first frame's vision
+        // stale, and that startup HOLD counted as a fault episode (a later fault then lands).
         let (_vehicle, _c) = Vehicle::start(&node, &sim)?;
+        pause(200).await;
+        let _health = perception_health(&node, &sim, &reported)?;
         let last_mode = || texts(&modes).last().cloned().unwrap_or_default();
         eventually("ACTIVE", || last_mode() == "ACTIVE").await;
         *reported.lock().unwrap() = Some("120.000".into());
