@@ -64,8 +64,12 @@ class Ros2Launch:
         self.env = launch_env(rig, domain)
         self.cmd = ["ros2", "launch", pkg, launch_file, *args]
         self.log = open(ROOT / "build" / f"test-ros2-launch-{launch_file}-{self.tag}.log", "w+")
+        # SIGINT at its default in the child: a suite started in the background (`cmd &`)
+        # ignores SIGINT, and a Python started with SIGINT ignored never installs its
+        # KeyboardInterrupt handler, so `ros2 launch` would not hear the test's Ctrl-C.
         self.proc = subprocess.Popen(self.cmd, env={**self.env, LAUNCH_TAG_VAR: self.tag},
-                                     stdout=self.log, stderr=subprocess.STDOUT, text=True)
+                                     stdout=self.log, stderr=subprocess.STDOUT, text=True,
+                                     preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
 
     def output(self) -> str:
         self.log.flush()
