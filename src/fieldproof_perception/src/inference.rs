@@ -332,17 +332,7 @@ mod tests {
             assert_eq!(analysis.detections, [], "{background:?}");
         }
         // The palette's other colours (the simulator's obstacles) are not the target.
-        let others = [
-            [200, 60, 50],
-            [60, 160, 70],
-            [60, 90, 200],
-            [210, 170, 40],
-            [150, 70, 180],
-            [40, 170, 170],
-            [220, 120, 40],
-            [120, 120, 120],
-        ];
-        for colour in others {
+        for colour in fieldproof_sim::world::PALETTE {
             let analysis = segmenter
                 .detect(&frame(GROUND, &[(colour, [10, 40, 10, 40])]), 0.5, 4)
                 .unwrap();

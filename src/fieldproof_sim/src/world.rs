@@ -201,19 +201,21 @@ impl SimWorld {
     }
 }
 
+/// The camera's colours of obstacles without a `color_rgb`: obstacle i takes `PALETTE[i % 8]`.
+pub const PALETTE: [[u8; 3]; 8] = [
+    [200, 60, 50],
+    [60, 160, 70],
+    [60, 90, 200],
+    [210, 170, 40],
+    [150, 70, 180],
+    [40, 170, 170],
+    [220, 120, 40],
+    [120, 120, 120],
+];
+
 /// A distinct, saturated colour per obstacle index.
 fn palette(i: usize) -> [u8; 3] {
-    const P: [[u8; 3]; 8] = [
-        [200, 60, 50],
-        [60, 160, 70],
-        [60, 90, 200],
-        [210, 170, 40],
-        [150, 70, 180],
-        [40, 170, 170],
-        [220, 120, 40],
-        [120, 120, 120],
-    ];
-    P[i % P.len()]
+    PALETTE[i % PALETTE.len()]
 }
 
 #[cfg(test)]
