@@ -509,7 +509,15 @@ fn main() -> std::process::ExitCode {
                 }
             }
             let ended = session.state().clone();
-            let refused_health = inputs.lock().await.refused_health();
+            let (refused_health, before_clock) = {
+                let inputs = inputs.lock().await;
+                (inputs.refused_health(), inputs.before_clock())
+            };
+            if before_clock > 0 {
+                tracing::info!(
+                    "{before_clock} stamped samples ignored: received before the first /clock"
+                );
+            }
             if refused_health > 0 {
                 tracing::warn!(
                     "{refused_health} perception/health reports refused (no usable inference_ms)"

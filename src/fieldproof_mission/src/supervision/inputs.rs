@@ -23,6 +23,12 @@
 //! - Battery: `BatteryState.percentage`, a fraction 0..1 as the battery adapter publishes it.
 //! - Position: `odometry/filtered`; target: `mission/target`; complete: `mission/complete`.
 //!
+//! - A stamped sample (IMU, GNSS, camera, perception, heartbeat) received while the node's
+//!   clock reads 0 or less — under `use_sim_time`, before the first `/clock` sample — is
+//!   **not a capture**: it is ignored and counted ([`Inputs::before_clock`]). Its receipt
+//!   time would clamp its stamp to 0, and a source heard only then would look stale from
+//!   the first frame (a startup HOLD that counts as a fault episode).
+//!
 //! Before a source has been heard its stamp is 0 (stale), the position is the origin, the
 //! target is the position (no motion asked), the battery 0 (empty) — the node does not write
 //! frames before every required source was heard once ([`Inputs::missing`]), so the last
@@ -142,12 +148,19 @@ pub struct Inputs {
     inference_ms: f64,
     complete: bool,
     refused_health: u64,
+    before_clock: u64,
 }
 
 /// A capture stamp trusted no further than the receipt time, kept if newer than `slot`.
 fn newest_capture(slot: &mut Option<i64>, stamp_ns: i64, receipt_ns: i64) {
     let stamp = stamp_ns.min(receipt_ns).max(0);
     *slot = Some(slot.map_or(stamp, |old| old.max(stamp)));
+}
+
+/// Whether the node's clock had started when a sample was received (see the module
+/// documentation: a receipt at 0 or before is simulation time before the first `/clock`).
+fn clock_started(receipt_ns: i64) -> bool {
+    receipt_ns > 0
 }
 
 fn finite_point(field: &'static str, p: [f64; 3]) -> Result<[f64; 3], Refused> {
@@ -175,17 +188,26 @@ impl Inputs {
 
     /// An IMU sample stamped `stamp_ns`, received at `receipt_ns`.
     pub fn imu(&mut self, stamp_ns: i64, receipt_ns: i64) {
+        if self.count_before_clock(receipt_ns) {
+            return;
+        }
         newest_capture(&mut self.imu_ns, stamp_ns, receipt_ns);
     }
 
     /// A GNSS fix stamped `stamp_ns`, received at `receipt_ns`.
     pub fn gnss(&mut self, stamp_ns: i64, receipt_ns: i64) {
+        if self.count_before_clock(receipt_ns) {
+            return;
+        }
         newest_capture(&mut self.gnss_ns, stamp_ns, receipt_ns);
     }
 
     /// A camera image stamped `stamp_ns` (its capture), received at `receipt_ns`; the
     /// camera source reports no inference time.
     pub fn camera(&mut self, stamp_ns: i64, receipt_ns: i64) {
+        if self.count_before_clock(receipt_ns) {
+            return;
+        }
         newest_capture(&mut self.vision_ns, stamp_ns, receipt_ns);
         self.inference_ms = 0.0;
     }
@@ -203,6 +225,9 @@ impl Inputs {
         receipt_ns: i64,
     ) -> Result<(), Refused> {
         let ms = parse_inference_ms(inference_ms).inspect_err(|_| self.refused_health += 1)?;
+        if self.count_before_clock(receipt_ns) {
+            return Ok(());
+        }
         let stamp = stamp_ns.min(receipt_ns).max(0);
         if self.vision_ns.is_none_or(|newest| stamp >= newest) {
             self.inference_ms = ms;
@@ -216,8 +241,26 @@ impl Inputs {
         self.refused_health
     }
 
+    /// How many stamped samples were ignored because they arrived before the clock
+    /// started (see the module documentation).
+    pub fn before_clock(&self) -> u64 {
+        self.before_clock
+    }
+
+    /// Counts and returns `true` for a sample received before the clock started.
+    fn count_before_clock(&mut self, receipt_ns: i64) -> bool {
+        let early = !clock_started(receipt_ns);
+        if early {
+            self.before_clock += 1;
+        }
+        early
+    }
+
     /// A ground-station heartbeat received at `receipt_ns`.
     pub fn heartbeat(&mut self, receipt_ns: i64) {
+        if self.count_before_clock(receipt_ns) {
+            return;
+        }
         self.link_ns = Some(self.link_ns.map_or(receipt_ns, |old| old.max(receipt_ns)));
     }
 
@@ -469,6 +512,39 @@ mod tests {
         assert_eq!(reported_inference_ms(&two), Some("7.5"));
         assert_eq!(reported_inference_ms(&health(&[("detections", "1")])), None);
         assert_eq!(reported_inference_ms(&DiagnosticArray::default()), None);
+    }
+
+    #[test]
+    fn a_sample_received_before_the_clock_started_is_not_a_capture() {
+        // Under use_sim_time the clock reads 0 until the first /clock sample: a report
+        // received then would count as a capture at 0 and make the first frames stale.
+        let mut i = Inputs::new();
+        i.perception(S, Some("4.0"), 0).unwrap();
+        i.imu(S, 0);
+        i.gnss(S, -1);
+        i.camera(S, 0);
+        i.heartbeat(0);
+        assert_eq!(i.before_clock(), 5);
+        assert_eq!(i.refused_health(), 0);
+        let missing = i.missing(VisionSource::Perception);
+        for topic in ["imu/data", "gps/fix", "perception/health", "gcs/heartbeat"] {
+            assert!(
+                missing.contains(&topic),
+                "{topic} counted as heard: {missing:?}"
+            );
+        }
+        assert_eq!(
+            i.frame(1, S).inference_ms,
+            0.0,
+            "the early duration is not kept"
+        );
+        // Once the clock runs, the same report counts.
+        i.perception(S, Some("4.0"), S + 10 * MS).unwrap();
+        let f = i.frame(2, S + 50 * MS);
+        assert_eq!((f.vision_stamp, f.inference_ms), (1.0, 4.0));
+        // A refused report is refused whatever the clock reads.
+        assert!(i.perception(S, Some("NaN"), 0).is_err());
+        assert_eq!(i.refused_health(), 1);
     }
 
     #[test]
