@@ -152,6 +152,7 @@ pub(crate) use ros_message;
 
 pub mod builtin_interfaces;
 pub mod diagnostic_msgs;
+pub mod fieldproof_interfaces;
 pub mod geometry_msgs;
 pub mod lifecycle_msgs;
 pub mod nav_msgs;

@@ -68,6 +68,9 @@ macro_rules! __message_table {
                 Detection2D = "vision_msgs/msg/Detection2D" => vision_msgs::Detection2D,
                 Detection2DArray = "vision_msgs/msg/Detection2DArray" => vision_msgs::Detection2DArray,
                 DiagnosticArray = "diagnostic_msgs/msg/DiagnosticArray" => diagnostic_msgs::DiagnosticArray,
+                FleetStatus = "fieldproof_interfaces/msg/FleetStatus" => fieldproof_interfaces::FleetStatus,
+                ClearanceRequest = "fieldproof_interfaces/msg/ClearanceRequest" => fieldproof_interfaces::ClearanceRequest,
+                Clearance = "fieldproof_interfaces/msg/Clearance" => fieldproof_interfaces::Clearance,
             ]
         }
     };

@@ -225,6 +225,20 @@ const DEFINITIONS: &[(&str, &str)] = &[
         "diagnostic_msgs/msg/DiagnosticArray",
         "std_msgs/Header header\ndiagnostic_msgs/DiagnosticStatus[] status",
     ),
+    // The fleet's own messages: the interface package's .msg files themselves (the single
+    // source of truth; comments and constants are skipped when they are read).
+    (
+        "fieldproof_interfaces/msg/FleetStatus",
+        include_str!("../../fieldproof_interfaces/msg/FleetStatus.msg"),
+    ),
+    (
+        "fieldproof_interfaces/msg/ClearanceRequest",
+        include_str!("../../fieldproof_interfaces/msg/ClearanceRequest.msg"),
+    ),
+    (
+        "fieldproof_interfaces/msg/Clearance",
+        include_str!("../../fieldproof_interfaces/msg/Clearance.msg"),
+    ),
 ];
 
 /// `type_description_interfaces/msg/FieldType`: the id of a field's value type; a fixed array
@@ -308,7 +322,7 @@ fn individual_description(type_name: &str) -> Result<IndividualTypeDescription, 
         .ok_or_else(|| format!("no definition of `{type_name}`"))?;
     let mut fields = definition
         .lines()
-        .map(str::trim)
+        .map(field_text)
         .filter(|line| !line.is_empty())
         .map(|line| parse_field(line).map_err(|reason| format!("{type_name}: `{line}`: {reason}")))
         .collect::<Result<Vec<_>, _>>()?;
@@ -328,6 +342,21 @@ fn individual_description(type_name: &str) -> Result<IndividualTypeDescription, 
         type_name: type_name.to_string(),
         fields,
     })
+}
+
+/// The field declaration of a `.msg` line: without its comment, and empty for a constant
+/// (`uint8 NAME=1`: its name carries the `=`), which a type hash does not cover.
+fn field_text(line: &str) -> &str {
+    let text = line.split('#').next().unwrap_or("").trim();
+    let is_constant = text
+        .split_whitespace()
+        .nth(1)
+        .is_some_and(|name| name.contains('='));
+    if is_constant {
+        ""
+    } else {
+        text
+    }
 }
 
 /// One `.msg` field line, `type name`: `float64[9] k`, `string<=8 s`, `pkg/Name[<=3] n`.

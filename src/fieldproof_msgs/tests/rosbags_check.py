@@ -18,6 +18,7 @@ Exit status: 0 all equal, 1 mismatches (listed on stderr), 2 usage error or rosb
 """
 
 import json
+import pathlib
 import struct
 import sys
 
@@ -48,11 +49,26 @@ VISION_MSGS_4 = {
 }
 
 
+# The fleet's own messages: registered from the interface package's .msg files themselves
+# (comments and constants included: rosbags parses them as rosidl does), the single source of
+# truth that fieldproof_msgs' hand-written types must match.
+INTERFACES_DIR = pathlib.Path(__file__).resolve().parents[2] / "fieldproof_interfaces" / "msg"
+
+
+def interface_definitions():
+    """{"fieldproof_interfaces/msg/<Name>": .msg text} for every file in INTERFACES_DIR."""
+    return {
+        f"fieldproof_interfaces/msg/{path.stem}": path.read_text()
+        for path in sorted(INTERFACES_DIR.glob("*.msg"))
+    }
+
+
 def jazzy_typestore():
-    """The rosbags Jazzy typestore, with the VISION_MSGS_4 types it lacks registered."""
+    """The rosbags Jazzy typestore, with the VISION_MSGS_4 types it lacks and the fleet's
+    interfaces registered."""
     ts = get_typestore(Stores.ROS2_JAZZY)
     missing = {}
-    for name, text in VISION_MSGS_4.items():
+    for name, text in {**VISION_MSGS_4, **interface_definitions()}.items():
         if name not in ts.fielddefs:
             missing.update(get_types_from_msg(text, name))
     if missing:

@@ -218,6 +218,9 @@ gen_struct! {
     diagnostic_msgs::KeyValue { key, value }
     diagnostic_msgs::DiagnosticStatus { level, name, message, hardware_id, values }
     diagnostic_msgs::DiagnosticArray { header, status }
+    fieldproof_interfaces::FleetStatus { header, vehicle, phase, position, layer_altitude_m, pad_error_m }
+    fieldproof_interfaces::ClearanceRequest { header, vehicle, kind, request_id, pad }
+    fieldproof_interfaces::Clearance { header, vehicle, kind, request_id, granted, lease_id, expires, reason }
 }
 
 impl Gen for std_msgs::Empty {
