@@ -28,6 +28,14 @@ pub struct Quaternion {
     pub w: f64,
 }
 
+impl Quaternion {
+    /// The yaw (rotation about z, radians, counter-clockwise from +x) of this orientation.
+    pub fn yaw(&self) -> f64 {
+        let Quaternion { x, y, z, w } = *self;
+        (2.0 * (w * z + x * y)).atan2(1.0 - 2.0 * (y * y + z * z))
+    }
+}
+
 impl Default for Quaternion {
     fn default() -> Self {
         Self {

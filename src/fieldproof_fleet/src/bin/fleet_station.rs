@@ -25,7 +25,6 @@ use fieldproof_runtime::msgs::geometry_msgs::{Twist, Vector3};
 use fieldproof_runtime::msgs::nav_msgs::Odometry;
 use fieldproof_runtime::msgs::std_msgs;
 use fieldproof_runtime::{qos, tracing, NodeBuilder, Param, ParamHandle, MALFORMED_LOG_PERIOD};
-use fieldproof_stack::yaw_of;
 use futures::FutureExt;
 
 /// The handles of the station's parameters.
@@ -177,8 +176,7 @@ fn main() -> std::process::ExitCode {
                     m = odom_sub.recv().fuse() => {
                         let m = m?;
                         let p = &m.pose.pose;
-                        let q = &p.orientation;
-                        let pose = Pose2 { x: p.position.x, y: p.position.y, yaw: yaw_of(q.x, q.y, q.z, q.w) };
+                        let pose = Pose2 { x: p.position.x, y: p.position.y, yaw: p.orientation.yaw() };
                         if [pose.x, pose.y, pose.yaw, p.position.z].iter().all(|v| v.is_finite()) {
                             carrier = Some((pose, p.position.z));
                         } else if refused.hit().is_some() {
