@@ -67,6 +67,17 @@ pub struct Pose {
     pub orientation: Quaternion,
 }
 
+/// `geometry_msgs/msg/PoseArray`: poses sharing one stamp and frame (a carrier's pads).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct PoseArray {
+    /// Stamp and frame of every pose.
+    pub header: Header,
+    /// The poses.
+    pub poses: Vec<Pose>,
+}
+
+crate::ros_message!(PoseArray, "geometry_msgs/msg/PoseArray", stamped);
+
 /// `geometry_msgs/msg/PoseStamped`.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct PoseStamped {

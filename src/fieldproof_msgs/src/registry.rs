@@ -48,6 +48,7 @@ macro_rules! __message_table {
             ]
             stamped: [
                 PoseStamped = "geometry_msgs/msg/PoseStamped" => geometry_msgs::PoseStamped,
+                PoseArray = "geometry_msgs/msg/PoseArray" => geometry_msgs::PoseArray,
                 TwistStamped = "geometry_msgs/msg/TwistStamped" => geometry_msgs::TwistStamped,
                 TransformStamped = "geometry_msgs/msg/TransformStamped" => geometry_msgs::TransformStamped,
                 Imu = "sensor_msgs/msg/Imu" => sensor_msgs::Imu,

@@ -57,6 +57,10 @@ const DEFINITIONS: &[(&str, &str)] = &[
         "std_msgs/Header header\ngeometry_msgs/Pose pose",
     ),
     (
+        "geometry_msgs/msg/PoseArray",
+        "std_msgs/Header header\ngeometry_msgs/Pose[] poses",
+    ),
+    (
         "geometry_msgs/msg/Twist",
         "geometry_msgs/Vector3 linear\ngeometry_msgs/Vector3 angular",
     ),

@@ -1,9 +1,10 @@
 //! The messages the simulator publishes, as one enum the sinks (DDS publishers, test
-//! recorders) dispatch on, and the one type `fieldproof_msgs` does not have yet.
+//! recorders) dispatch on.
 
 use serde::{Deserialize, Serialize};
 
-use fieldproof_msgs::geometry_msgs::{Pose, PoseStamped, TwistStamped};
+pub use fieldproof_msgs::geometry_msgs::PoseArray;
+use fieldproof_msgs::geometry_msgs::{PoseStamped, TwistStamped};
 use fieldproof_msgs::nav_msgs::Odometry;
 use fieldproof_msgs::rosgraph_msgs::Clock;
 use fieldproof_msgs::sensor_msgs::{
@@ -12,19 +13,6 @@ use fieldproof_msgs::sensor_msgs::{
 use fieldproof_msgs::std_msgs::{self, Header};
 use fieldproof_msgs::tf2_msgs::TFMessage;
 use fieldproof_msgs::RosMessage;
-
-/// `geometry_msgs/msg/PoseArray` (the carrier's pads).
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct PoseArray {
-    /// Stamp and frame of every pose.
-    pub header: Header,
-    /// The poses.
-    pub poses: Vec<Pose>,
-}
-
-impl RosMessage for PoseArray {
-    const TYPE_NAME: &'static str = "geometry_msgs/msg/PoseArray";
-}
 
 /// One message for one topic of the topic table (moved once, into a publisher: the size
 /// difference between variants costs nothing worth a box).

@@ -159,11 +159,11 @@ fn main() -> std::process::ExitCode {
             let vehicles = params.vehicles.get();
 
             let odom_sub = node.subscription::<Odometry>("odom", qos::default())?;
-            let status_sub = node.subscription::<FleetStatus>("/fleet/status", qos::reliable(50))?;
+            let status_sub = node.subscription::<FleetStatus>("/fleet/status", qos::default().keep_last(50))?;
             let request_sub =
-                node.subscription::<ClearanceRequest>("/fleet/clearance_request", qos::reliable(50))?;
+                node.subscription::<ClearanceRequest>("/fleet/clearance_request", qos::default().keep_last(50))?;
             let drive_pub = node.publisher::<Twist>("cmd_vel", qos::default())?;
-            let clearance_pub = node.publisher::<Clearance>("/fleet/clearance", qos::reliable(50))?;
+            let clearance_pub = node.publisher::<Clearance>("/fleet/clearance", qos::default().keep_last(50))?;
             let lease_pub = node.publisher::<std_msgs::String>("/fleet/lease", qos::latched())?;
 
             let mut carrier: Option<(Pose2, f64)> = None; // pose and the odometry's z

@@ -159,6 +159,7 @@ gen_struct! {
     geometry_msgs::Point { x, y, z }
     geometry_msgs::Pose { position, orientation }
     geometry_msgs::PoseStamped { header, pose }
+    geometry_msgs::PoseArray { header, poses }
     geometry_msgs::PoseWithCovariance { pose, covariance }
     geometry_msgs::Twist { linear, angular }
     geometry_msgs::TwistStamped { header, twist }
