@@ -171,7 +171,6 @@ fn main() -> std::process::ExitCode {
             let mut refused = Throttle::new(MALFORMED_LOG_PERIOD);
             let mut timer = node.timer_hz(params.rate_hz.get());
             loop {
-                let now = node.clock().now_nanos();
                 futures::select! {
                     m = odom_sub.recv().fuse() => {
                         let m = m?;
@@ -185,6 +184,7 @@ fn main() -> std::process::ExitCode {
                     }
                     m = status_sub.recv().fuse() => {
                         let m = m?;
+                        let now = node.clock().now_nanos();
                         let phase = match Phase::from_wire(m.phase) {
                             Ok(phase) => phase,
                             Err(e) => {
@@ -206,6 +206,7 @@ fn main() -> std::process::ExitCode {
                     }
                     m = request_sub.recv().fuse() => {
                         let m = m?;
+                        let now = node.clock().now_nanos();
                         let decision = if !vehicles.iter().any(|v| *v == m.vehicle) {
                             Decision::Refused(format!("{:?} is not one of this fleet's vehicles {vehicles:?}", m.vehicle))
                         } else {
@@ -236,7 +237,7 @@ fn main() -> std::process::ExitCode {
                         clearance_pub.publish(answer)?;
                     }
                     _ = timer.tick().fuse() => {
-                        book.tick(now);
+                        book.tick(node.clock().now_nanos());
                         let command = match (&mut road, carrier) {
                             (Some(road), Some((pose, _))) => road.command(pose),
                             _ => fieldproof_fleet::carrier::Drive::STOP,
