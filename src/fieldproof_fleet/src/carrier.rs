@@ -180,7 +180,10 @@ mod tests {
         // Past the first waypoint: the second is to the left, turn left (capped).
         let turn = road.command(pose(9.5, 0.0, 0.0));
         assert_eq!(road.next_waypoint(), Some(1));
-        assert!(turn.angular_radps > 0.0 && turn.angular_radps <= 0.3, "{turn:?}");
+        assert!(
+            turn.angular_radps > 0.0 && turn.angular_radps <= 0.3,
+            "{turn:?}"
+        );
         assert_eq!(road.command(pose(10.0, 9.8, 1.57)), Drive::STOP);
         assert_eq!(road.next_waypoint(), None);
     }
@@ -225,9 +228,18 @@ mod tests {
         };
         let carrier = pose(10.0, 5.0, 0.0);
         assert!(!air.is_clear(carrier, 1.2, [11.0, 5.0, 1.3]), "on the pad");
-        assert!(!air.is_clear(carrier, 1.2, [11.0, 5.0, 3.1]), "climbing, 1.9 m up");
-        assert!(air.is_clear(carrier, 1.2, [11.0, 5.0, 3.3]), "above the airspace");
-        assert!(air.is_clear(carrier, 1.2, [13.5, 5.0, 1.3]), "beside the deck");
+        assert!(
+            !air.is_clear(carrier, 1.2, [11.0, 5.0, 3.1]),
+            "climbing, 1.9 m up"
+        );
+        assert!(
+            air.is_clear(carrier, 1.2, [11.0, 5.0, 3.3]),
+            "above the airspace"
+        );
+        assert!(
+            air.is_clear(carrier, 1.2, [13.5, 5.0, 1.3]),
+            "beside the deck"
+        );
         assert!(!air.is_clear(carrier, 1.2, [f64::NAN, 5.0, 9.0]));
     }
 }

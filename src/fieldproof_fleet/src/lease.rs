@@ -89,10 +89,12 @@ impl Phase {
 
     /// The phase of a wire value; `Err` names the value.
     pub fn from_wire(value: u8) -> Result<Phase, String> {
-        Phase::ALL
-            .get(usize::from(value))
-            .copied()
-            .ok_or_else(|| format!("phase: {value} is not a phase (0..={})", Phase::ALL.len() - 1))
+        Phase::ALL.get(usize::from(value)).copied().ok_or_else(|| {
+            format!(
+                "phase: {value} is not a phase (0..={})",
+                Phase::ALL.len() - 1
+            )
+        })
     }
 
     /// Whether a report in this phase renews a lease of `kind` (the holder is making
@@ -132,7 +134,9 @@ impl LeaseRules {
             ("safety_margin_s", self.safety_margin_s),
         ] {
             if !(value.is_finite() && value > 0.0) {
-                return Err(format!("{field}: {value} is not a positive number of seconds"));
+                return Err(format!(
+                    "{field}: {value} is not a positive number of seconds"
+                ));
             }
         }
         Ok(())
@@ -187,14 +191,38 @@ pub enum Slot {
 pub enum Event {
     /// A lease granted.
     Granted(Lease),
-    /// A lease renewed (the new expiry).
-    Renewed { id: u32, expires_ns: i64 },
-    /// A lease released by its holder's progress (why).
-    Released { id: u32, at_ns: i64, why: String },
+    /// A lease renewed.
+    Renewed {
+        /// The lease.
+        id: u32,
+        /// Its new expiry, ns.
+        expires_ns: i64,
+    },
+    /// A lease released by its holder's progress.
+    Released {
+        /// The lease.
+        id: u32,
+        /// When, ns.
+        at_ns: i64,
+        /// Why (the report that showed the manoeuvre done).
+        why: String,
+    },
     /// A lease expired unrenewed.
-    Expired { id: u32, at_ns: i64 },
-    /// An expired lease's reservation ended (why: seen clear, or the margin passed).
-    Freed { id: u32, at_ns: i64, why: String },
+    Expired {
+        /// The lease.
+        id: u32,
+        /// Its expiry, ns.
+        at_ns: i64,
+    },
+    /// An expired lease's reservation ended.
+    Freed {
+        /// The lease.
+        id: u32,
+        /// When, ns.
+        at_ns: i64,
+        /// Why: seen clear, or the margin passed.
+        why: String,
+    },
 }
 
 /// The clearance book (see the module documentation).
@@ -339,11 +367,16 @@ impl LeaseBook {
         match &mut self.slot {
             Slot::Held(lease) if lease.vehicle == vehicle => {
                 let done = match lease.kind {
-                    Kind::Launch => (clear && !phase.renews(Kind::Launch)) || phase == Phase::Aborted,
+                    Kind::Launch => {
+                        (clear && !phase.renews(Kind::Launch)) || phase == Phase::Aborted
+                    }
                     Kind::Land => phase == Phase::Landed || phase == Phase::Aborted,
                 };
                 if done {
-                    let why = format!("{vehicle} reported {phase:?}{}", if clear { ", clear" } else { "" });
+                    let why = format!(
+                        "{vehicle} reported {phase:?}{}",
+                        if clear { ", clear" } else { "" }
+                    );
                     self.events.push(Event::Released {
                         id: lease.id,
                         at_ns: now_ns,
@@ -351,9 +384,7 @@ impl LeaseBook {
                     });
                     self.slot = Slot::Free;
                 } else if phase.renews(lease.kind) {
-                    lease.expires_ns = lease
-                        .expires_ns
-                        .max(now_ns + nanos(self.rules.lease_s));
+                    lease.expires_ns = lease.expires_ns.max(now_ns + nanos(self.rules.lease_s));
                     self.events.push(Event::Renewed {
                         id: lease.id,
                         expires_ns: lease.expires_ns,
@@ -414,9 +445,16 @@ mod tests {
         let lease = granted(b.request("quad1", Kind::Launch, S));
         assert_eq!((lease.id, lease.expires_ns), (1, 6 * S));
         let why = refused(b.request("quad2", Kind::Launch, 2 * S));
-        assert!(why.contains("held by quad1") && why.contains("launch lease 1"), "{why}");
+        assert!(
+            why.contains("held by quad1") && why.contains("launch lease 1"),
+            "{why}"
+        );
         let again = granted(b.request("quad1", Kind::Launch, 3 * S));
-        assert_eq!((again.id, again.expires_ns), (1, 8 * S), "renewed, not a second lease");
+        assert_eq!(
+            (again.id, again.expires_ns),
+            (1, 8 * S),
+            "renewed, not a second lease"
+        );
         let why = refused(b.request("quad1", Kind::Land, 3 * S));
         assert!(why.contains("still holds launch lease 1"), "{why}");
     }
@@ -448,7 +486,10 @@ mod tests {
         b.progress("quad3", Phase::Landed, true, 4 * S);
         assert_eq!(b.slot(), &Slot::Free);
         let events = b.take_events();
-        assert!(matches!(events.last(), Some(Event::Released { id: 1, .. })), "{events:?}");
+        assert!(
+            matches!(events.last(), Some(Event::Released { id: 1, .. })),
+            "{events:?}"
+        );
     }
 
     #[test]
@@ -458,7 +499,10 @@ mod tests {
         b.tick(5 * S);
         assert!(matches!(b.slot(), Slot::Expired { .. }));
         let why = refused(b.request("quad2", Kind::Land, 6 * S));
-        assert!(why.contains("expired unrenewed") && why.contains("15.00 s"), "{why}");
+        assert!(
+            why.contains("expired unrenewed") && why.contains("15.00 s"),
+            "{why}"
+        );
         // Its own late renewal cannot revive an expired lease.
         refused(b.request("quad1", Kind::Land, 7 * S));
         b.tick(15 * S - 1);
@@ -470,7 +514,11 @@ mod tests {
         granted(b.request("quad1", Kind::Launch, 0));
         b.tick(6 * S);
         b.progress("quad1", Phase::Mission, true, 8 * S);
-        assert_eq!(b.slot(), &Slot::Free, "seen clear frees it before the margin");
+        assert_eq!(
+            b.slot(),
+            &Slot::Free,
+            "seen clear frees it before the margin"
+        );
     }
 
     #[test]

@@ -143,7 +143,8 @@ impl Sortie {
     }
 
     fn holds_lease(&self, now_ns: i64) -> bool {
-        self.lease_expires_ns.is_some_and(|expires| expires > now_ns)
+        self.lease_expires_ns
+            .is_some_and(|expires| expires > now_ns)
     }
 
     /// Advances the sortie at `now_ns` with what the vehicle observes.
@@ -155,7 +156,11 @@ impl Sortie {
         let layer = self.config.layer_altitude_m;
         let led_pad = observed.pad.map(|(pad, velocity)| {
             let lead = 1.0 / self.config.approach_gain;
-            [pad[0] + velocity[0] * lead, pad[1] + velocity[1] * lead, pad[2]]
+            [
+                pad[0] + velocity[0] * lead,
+                pad[1] + velocity[1] * lead,
+                pad[2],
+            ]
         });
         match self.phase {
             Phase::OnPad if observed.pad.is_some() => self.phase = Phase::WaitingLaunch,
@@ -291,7 +296,10 @@ mod tests {
         assert_eq!(step.request, Some((Kind::Launch, 1)));
         assert_eq!(step.target, Target::Hold([10.0, 0.0, 1.3]));
         // Repeated every second with the same id, not before.
-        assert_eq!(s.step(&seen([10.0, 0.0, 1.3], pad), S + S / 2).request, None);
+        assert_eq!(
+            s.step(&seen([10.0, 0.0, 1.3], pad), S + S / 2).request,
+            None
+        );
         assert_eq!(
             s.step(&seen([10.0, 0.0, 1.3], pad), 2 * S).request,
             Some((Kind::Launch, 1))
@@ -351,10 +359,17 @@ mod tests {
         let step = s.step(&seen([0.0, 0.0, 8.0], pad), S);
         let (_, id) = step.request.unwrap();
         s.on_answer(&grant(id, Kind::Land, 3 * S), S);
-        assert_eq!(s.step(&seen([0.0, 0.0, 6.0], pad), 2 * S).phase, Phase::Landing);
+        assert_eq!(
+            s.step(&seen([0.0, 0.0, 6.0], pad), 2 * S).phase,
+            Phase::Landing
+        );
         let step = s.step(&seen([0.0, 0.0, 4.0], pad), 3 * S);
         assert_eq!(step.phase, Phase::WaitingLand);
-        assert_eq!(step.target, Target::Point([1.0, 0.0, 8.0]), "back to the layer");
+        assert_eq!(
+            step.target,
+            Target::Point([1.0, 0.0, 8.0]),
+            "back to the layer"
+        );
     }
 
     #[test]

@@ -54,7 +54,7 @@ crate::ros_message!(
 );
 
 /// `fieldproof_interfaces/msg/ClearanceRequest`: a vehicle asks for a launch or land clearance.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct ClearanceRequest {
     /// Stamp: simulation time of the request.
     pub header: Header,
@@ -82,7 +82,7 @@ crate::ros_message!(
 );
 
 /// `fieldproof_interfaces/msg/Clearance`: the station's grant (with its lease) or refusal.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct Clearance {
     /// Stamp: simulation time of the answer.
     pub header: Header,

@@ -403,7 +403,7 @@ mod tests {
             }
         }
         assert_eq!(MessageKind::ALL.len(), KNOWN_TYPES.len());
-        assert_eq!(KNOWN_TYPES.len(), 53);
+        assert_eq!(KNOWN_TYPES.len(), 57);
         for &kind in MessageKind::ALL {
             assert_eq!(MessageKind::from_name(kind.name()).unwrap(), kind);
             assert_eq!(kind.name().parse::<MessageKind>().unwrap(), kind);

@@ -1,8 +1,6 @@
 //! The messages the simulator publishes, as one enum the sinks (DDS publishers, test
 //! recorders) dispatch on.
 
-use serde::{Deserialize, Serialize};
-
 pub use fieldproof_msgs::geometry_msgs::PoseArray;
 use fieldproof_msgs::geometry_msgs::{PoseStamped, TwistStamped};
 use fieldproof_msgs::nav_msgs::Odometry;
@@ -10,7 +8,7 @@ use fieldproof_msgs::rosgraph_msgs::Clock;
 use fieldproof_msgs::sensor_msgs::{
     CameraInfo, Image, Imu, JointState, LaserScan, NavSatFix, PointCloud2,
 };
-use fieldproof_msgs::std_msgs::{self, Header};
+use fieldproof_msgs::std_msgs;
 use fieldproof_msgs::tf2_msgs::TFMessage;
 use fieldproof_msgs::RosMessage;
 
@@ -118,8 +116,8 @@ mod tests {
     #[test]
     fn pose_array_encodes_like_ros() {
         let p = PoseArray {
-            header: Header::default(),
-            poses: vec![Pose::default()],
+            header: std_msgs::Header::default(),
+            poses: vec![fieldproof_msgs::geometry_msgs::Pose::default()],
         };
         let bytes = fieldproof_msgs::cdr::to_bytes(&p).unwrap();
         // encapsulation 4 + stamp 8 + frame_id (len 4 + NUL 1, padded to 8) + count 4

@@ -119,10 +119,16 @@ fn main() -> std::process::ExitCode {
         |node| async move {
             let goal = params.inspection_goal.get();
             let [goal_x, goal_y] = goal[..] else {
-                return Err(format!("fleet_adapter.inspection_goal: {goal:?} is not [x, y]").into());
+                return Err(
+                    format!("fleet_adapter.inspection_goal: {goal:?} is not [x, y]").into(),
+                );
             };
-            let pad_index = usize::try_from(params.pad_index.get())
-                .map_err(|_| format!("fleet_adapter.pad_index: {} is negative", params.pad_index.get()))?;
+            let pad_index = usize::try_from(params.pad_index.get()).map_err(|_| {
+                format!(
+                    "fleet_adapter.pad_index: {} is negative",
+                    params.pad_index.get()
+                )
+            })?;
             let vehicle = match params.vehicle.get() {
                 name if !name.is_empty() => name,
                 _ => node.namespace().trim_start_matches('/').to_string(),
@@ -138,18 +144,27 @@ fn main() -> std::process::ExitCode {
             });
 
             let odom_sub = node.subscription::<Odometry>("odometry/filtered", qos::default())?;
-            let planner_target_sub = node.subscription::<PoseStamped>("planner/target", qos::latched())?;
-            let planner_complete_sub = node.subscription::<std_msgs::Bool>("planner/complete", qos::latched())?;
+            let planner_target_sub =
+                node.subscription::<PoseStamped>("planner/target", qos::latched())?;
+            let planner_complete_sub =
+                node.subscription::<std_msgs::Bool>("planner/complete", qos::latched())?;
             let landed_sub = node.subscription::<std_msgs::Bool>("landed", qos::default())?;
-            let mode_sub = node.subscription::<std_msgs::String>("supervisor/mode", qos::latched())?;
-            let pads_sub = node.subscription::<PoseArray>(&params.pads_topic.get(), qos::default())?;
-            let clearance_sub = node.subscription::<Clearance>("/fleet/clearance", qos::default().keep_last(50))?;
+            let mode_sub =
+                node.subscription::<std_msgs::String>("supervisor/mode", qos::latched())?;
+            let pads_sub =
+                node.subscription::<PoseArray>(&params.pads_topic.get(), qos::default())?;
+            let clearance_sub =
+                node.subscription::<Clearance>("/fleet/clearance", qos::default().keep_last(50))?;
             let target_pub = node.publisher::<PoseStamped>("mission/target", qos::latched())?;
-            let complete_pub = node.publisher::<std_msgs::Bool>("mission/complete", qos::latched())?;
+            let complete_pub =
+                node.publisher::<std_msgs::Bool>("mission/complete", qos::latched())?;
             let goal_pub = node.publisher::<PoseStamped>("goal_pose", qos::latched())?;
-            let status_pub = node.publisher::<FleetStatus>("/fleet/status", qos::default().keep_last(50))?;
-            let request_pub =
-                node.publisher::<ClearanceRequest>("/fleet/clearance_request", qos::default().keep_last(50))?;
+            let status_pub =
+                node.publisher::<FleetStatus>("/fleet/status", qos::default().keep_last(50))?;
+            let request_pub = node.publisher::<ClearanceRequest>(
+                "/fleet/clearance_request",
+                qos::default().keep_last(50),
+            )?;
             complete_pub.publish(std_msgs::Bool { data: false })?;
 
             let mut position: Option<[f64; 3]> = None;

@@ -118,7 +118,9 @@ fn kind_of(wire: u8) -> Result<Kind, String> {
     match wire {
         ClearanceRequest::KIND_LAUNCH => Ok(Kind::Launch),
         ClearanceRequest::KIND_LAND => Ok(Kind::Land),
-        other => Err(format!("kind: {other} is not KIND_LAUNCH (0) or KIND_LAND (1)")),
+        other => Err(format!(
+            "kind: {other} is not KIND_LAUNCH (0) or KIND_LAND (1)"
+        )),
     }
 }
 
@@ -159,11 +161,15 @@ fn main() -> std::process::ExitCode {
             let vehicles = params.vehicles.get();
 
             let odom_sub = node.subscription::<Odometry>("odom", qos::default())?;
-            let status_sub = node.subscription::<FleetStatus>("/fleet/status", qos::default().keep_last(50))?;
-            let request_sub =
-                node.subscription::<ClearanceRequest>("/fleet/clearance_request", qos::default().keep_last(50))?;
+            let status_sub =
+                node.subscription::<FleetStatus>("/fleet/status", qos::default().keep_last(50))?;
+            let request_sub = node.subscription::<ClearanceRequest>(
+                "/fleet/clearance_request",
+                qos::default().keep_last(50),
+            )?;
             let drive_pub = node.publisher::<Twist>("cmd_vel", qos::default())?;
-            let clearance_pub = node.publisher::<Clearance>("/fleet/clearance", qos::default().keep_last(50))?;
+            let clearance_pub =
+                node.publisher::<Clearance>("/fleet/clearance", qos::default().keep_last(50))?;
             let lease_pub = node.publisher::<std_msgs::String>("/fleet/lease", qos::latched())?;
 
             let mut carrier: Option<(Pose2, f64)> = None; // pose and the odometry's z
@@ -207,7 +213,7 @@ fn main() -> std::process::ExitCode {
                     m = request_sub.recv().fuse() => {
                         let m = m?;
                         let now = node.clock().now_nanos();
-                        let decision = if !vehicles.iter().any(|v| *v == m.vehicle) {
+                        let decision = if !vehicles.contains(&m.vehicle) {
                             Decision::Refused(format!("{:?} is not one of this fleet's vehicles {vehicles:?}", m.vehicle))
                         } else {
                             match kind_of(m.kind) {
@@ -254,7 +260,9 @@ fn main() -> std::process::ExitCode {
                 }
                 let state = describe(book.slot());
                 if state != published_state {
-                    lease_pub.publish(std_msgs::String { data: state.clone() })?;
+                    lease_pub.publish(std_msgs::String {
+                        data: state.clone(),
+                    })?;
                     published_state = state;
                 }
             }

@@ -3,9 +3,9 @@
 #![allow(dead_code)]
 
 use fieldproof_msgs::{
-    builtin_interfaces, diagnostic_msgs, dispatch, geometry_msgs, lifecycle_msgs, nav_msgs,
-    rosgraph_msgs, sensor_msgs, std_msgs, tf2_msgs, vision_msgs, MaybeStamped, MessageKind,
-    RosMessage,
+    builtin_interfaces, diagnostic_msgs, dispatch, fieldproof_interfaces, geometry_msgs,
+    lifecycle_msgs, nav_msgs, rosgraph_msgs, sensor_msgs, std_msgs, tf2_msgs, vision_msgs,
+    MaybeStamped, MessageKind, RosMessage,
 };
 
 /// splitmix64: small, seedable, reproducible everywhere.
