@@ -26,6 +26,10 @@ pub struct SortieConfig {
     pub approach_gain: f64,
     /// How often a request is repeated while unanswered or while a lease is held, s.
     pub request_period_s: f64,
+    /// How far below the pad the landing target is, m: the supervisor stops short of its
+    /// target by its goal acceptance (0.3 m), so a target on the deck would leave the vehicle
+    /// hovering above it; one below keeps it descending until the touchdown.
+    pub touchdown_below_m: f64,
 }
 
 /// What the vehicle observes at a step.
@@ -220,7 +224,7 @@ impl Sortie {
                 None => Target::Hold(observed.position),
             },
             Phase::Landing => match led_pad {
-                Some(pad) => Target::Point(pad),
+                Some(pad) => Target::Point([pad[0], pad[1], pad[2] - self.config.touchdown_below_m]),
                 None => Target::Hold(observed.position),
             },
         };
@@ -265,6 +269,7 @@ mod tests {
             arrive_radius_m: 2.0,
             approach_gain: 1.0,
             request_period_s: 1.0,
+            touchdown_below_m: 0.5,
         }
     }
 
@@ -325,7 +330,7 @@ mod tests {
         s.on_answer(&grant(2, Kind::Land, 45 * S), 40 * S);
         let step = s.step(&seen([32.0, 0.0, 8.0], [32.0, 0.0, 1.2]), 41 * S);
         assert_eq!(step.phase, Phase::Landing);
-        assert_eq!(step.target, Target::Point([33.0, 0.0, 1.2]));
+        assert_eq!(step.target, Target::Point([33.0, 0.0, 0.7]), "led, below the deck");
         let mut down = seen([33.0, 0.0, 1.3], [33.0, 0.0, 1.2]);
         down.landed = true;
         let step = s.step(&down, 44 * S);

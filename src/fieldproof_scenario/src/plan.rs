@@ -180,9 +180,10 @@ pub fn plan(
         if !v.bundle.options.without.is_empty() {
             spec.push_str(&format!(",without={}", v.bundle.options.without.join("+")));
         }
-        match &v.spawn {
-            Some(f) => spec.push_str(&format!(",spawn={f}")),
-            None => spec.push_str(&format!(
+        match (&v.spawn, &v.pad) {
+            (_, Some(pad)) => spec.push_str(&format!(",pad={pad}")),
+            (Some(f), None) => spec.push_str(&format!(",spawn={f}")),
+            (None, None) => spec.push_str(&format!(
                 ",x={},y={},z={},yaw_deg={}",
                 v.pose.xyz[0], v.pose.xyz[1], v.pose.xyz[2], v.pose.yaw_deg
             )),

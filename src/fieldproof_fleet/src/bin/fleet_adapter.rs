@@ -44,6 +44,7 @@ struct AdapterParams {
     arrive_radius_m: ParamHandle<f64>,
     approach_gain: ParamHandle<f64>,
     request_period_s: ParamHandle<f64>,
+    touchdown_below_m: ParamHandle<f64>,
     status_rate_hz: ParamHandle<f64>,
     rate_hz: ParamHandle<f64>,
     frame_id: ParamHandle<String>,
@@ -85,6 +86,12 @@ fn declare(builder: &mut NodeBuilder) -> AdapterParams {
                 .description("the supervisor's approach gain, 1/s: the target leads the moving pad by velocity / gain"),
         ),
         request_period_s: builder.declare(Param::double("request_period_s", 1.0).range(0.1, 30.0)),
+        touchdown_below_m: builder.declare(
+            Param::double("touchdown_below_m", 0.5)
+                .range(0.0, 5.0)
+                .description("the landing target's depth below the pad, m (the supervisor stops short of a target by its goal acceptance)")
+                .read_only(),
+        ),
         status_rate_hz: builder.declare(Param::double("status_rate_hz", 2.0).range(0.1, 50.0).read_only()),
         rate_hz: builder.declare(Param::double("rate_hz", 10.0).range(1.0, 100.0).read_only()),
         frame_id: builder.declare(Param::string("frame_id", "map").read_only()),
@@ -141,6 +148,7 @@ fn main() -> std::process::ExitCode {
                 arrive_radius_m: params.arrive_radius_m.get(),
                 approach_gain: params.approach_gain.get(),
                 request_period_s: params.request_period_s.get(),
+                touchdown_below_m: params.touchdown_below_m.get(),
             });
 
             let odom_sub = node.subscription::<Odometry>("odometry/filtered", qos::default())?;

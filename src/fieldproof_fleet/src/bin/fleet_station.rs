@@ -17,7 +17,7 @@
 //! ```
 
 use fieldproof_fleet::carrier::{DeckAirspace, Pose2, Road};
-use fieldproof_fleet::lease::{Decision, Kind, LeaseBook, LeaseRules, Phase, Slot};
+use fieldproof_fleet::lease::{Decision, Kind, Lease, LeaseBook, LeaseRules, Phase, Slot};
 use fieldproof_runtime::clock::time_from_nanos;
 use fieldproof_runtime::logging::Throttle;
 use fieldproof_runtime::msgs::fieldproof_interfaces::{Clearance, ClearanceRequest, FleetStatus};
@@ -41,6 +41,7 @@ struct StationParams {
     clear_height_m: ParamHandle<f64>,
     deck_height_m: ParamHandle<f64>,
     rate_hz: ParamHandle<f64>,
+    grant_unchecked: ParamHandle<bool>,
 }
 
 fn declare(builder: &mut NodeBuilder) -> StationParams {
@@ -87,6 +88,42 @@ fn declare(builder: &mut NodeBuilder) -> StationParams {
                 .description("the deck's height above the carrier's odometry frame, m"),
         ),
         rate_hz: builder.declare(Param::double("rate_hz", 10.0).range(1.0, 100.0).read_only()),
+        grant_unchecked: builder.declare(
+            Param::bool("grant_unchecked", false)
+                .description("TEST ONLY: grant every request without consulting the book (the mutation a scenario's leases_exclusive assertion must catch)")
+                .read_only(),
+        ),
+    }
+}
+
+/// TEST ONLY (`grant_unchecked`): grants every request, one lease per vehicle and kind
+/// renewed by its repeats, without looking at anyone else's: the station a scenario's
+/// `leases_exclusive` assertion must catch.
+#[derive(Debug, Default)]
+struct UncheckedGrants {
+    leases: Vec<Lease>,
+}
+
+impl UncheckedGrants {
+    fn request(&mut self, vehicle: &str, kind: Kind, now_ns: i64, lease_s: f64) -> Decision {
+        let expires_ns = now_ns + (lease_s * 1e9).round() as i64;
+        if let Some(lease) = self
+            .leases
+            .iter_mut()
+            .find(|l| l.vehicle == vehicle && l.kind == kind)
+        {
+            lease.expires_ns = lease.expires_ns.max(expires_ns);
+            return Decision::Granted(lease.clone());
+        }
+        let lease = Lease {
+            id: self.leases.len() as u32 + 1,
+            vehicle: vehicle.to_string(),
+            kind,
+            granted_ns: now_ns,
+            expires_ns,
+        };
+        self.leases.push(lease.clone());
+        Decision::Granted(lease)
     }
 }
 
@@ -159,6 +196,10 @@ fn main() -> std::process::ExitCode {
                 )
             };
             let vehicles = params.vehicles.get();
+            let mut unchecked = params.grant_unchecked.get().then(UncheckedGrants::default);
+            if unchecked.is_some() {
+                tracing::warn!("grant_unchecked: TEST ONLY, every request is granted without consulting the book");
+            }
 
             let odom_sub = node.subscription::<Odometry>("odom", qos::default())?;
             let status_sub =
@@ -216,9 +257,10 @@ fn main() -> std::process::ExitCode {
                         let decision = if !vehicles.contains(&m.vehicle) {
                             Decision::Refused(format!("{:?} is not one of this fleet's vehicles {vehicles:?}", m.vehicle))
                         } else {
-                            match kind_of(m.kind) {
-                                Ok(kind) => book.request(&m.vehicle, kind, now),
-                                Err(e) => Decision::Refused(e),
+                            match (kind_of(m.kind), &mut unchecked) {
+                                (Ok(kind), Some(unchecked)) => unchecked.request(&m.vehicle, kind, now, rules.lease_s),
+                                (Ok(kind), None) => book.request(&m.vehicle, kind, now),
+                                (Err(e), _) => Decision::Refused(e),
                             }
                         };
                         let mut answer = Clearance {

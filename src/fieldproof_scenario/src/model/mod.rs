@@ -284,6 +284,7 @@ pub fn validate(file: &Path, raw: RawScenario) -> Result<Scenario, ScenarioError
         world: &world,
         names: BTreeSet::new(),
         namespaces: BTreeSet::new(),
+        pads: BTreeMap::new(),
     };
     let mut vehicles = Vec::new();
     for (i, v) in raw.vehicles.iter().enumerate() {

@@ -64,9 +64,11 @@ pub struct RawVehicle {
     /// ROS namespace (default: the name).
     #[serde(default)]
     pub namespace: Option<String>,
-    /// A frame of the world to spawn at.
+    /// Where it starts: a frame of the world (`spawn: spawn_pad`), or a pad of a carrier
+    /// listed before it (`spawn: { pad: carrier/pad_0 }`: landed on the pad, riding the
+    /// carrier until it climbs).
     #[serde(default)]
-    pub spawn: Option<String>,
+    pub spawn: Option<SpawnRef>,
     /// Or a pose.
     #[serde(default)]
     pub pose: Option<PoseSpec>,
@@ -92,6 +94,24 @@ pub struct RawVehicle {
     /// braking by mass / (mass + payload).
     #[serde(default)]
     pub payload_kg: Option<f64>,
+}
+
+/// Where a vehicle starts (`spawn:`).
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(untagged)]
+pub enum SpawnRef {
+    /// A frame of the world: `spawn: spawn_pad`.
+    Frame(String),
+    /// A carrier's pad: `spawn: { pad: <carrier namespace>/<pad name> }`.
+    Pad(PadRef),
+}
+
+/// `{ pad: carrier/pad_0 }`: a pad of a carrier listed before the vehicle.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct PadRef {
+    /// `<carrier namespace>/<pad name>`, a pad of the carrier's manifest.
+    pub pad: String,
 }
 
 /// A vehicle's vision input (`vision:`), as its mission supervisor's launch file takes it.

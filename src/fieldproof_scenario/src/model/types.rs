@@ -301,6 +301,41 @@ pub enum Check {
         /// Where the drops are counted.
         counted: Vec<CountedDrops>,
     },
+    /// The fleet station's clearance leases (from its grants and the vehicles' reports): no
+    /// two vehicles' leases in force at once, every CLIMBING and LANDING report inside a
+    /// lease of its vehicle, and every listed vehicle launched and landed under one.
+    LeasesExclusive {
+        /// The fleet's vehicles (as they name themselves in their reports).
+        vehicles: Vec<String>,
+        /// The station's answers (`fieldproof_interfaces/msg/Clearance`).
+        clearance_topic: String,
+        /// The vehicles' reports (`fieldproof_interfaces/msg/FleetStatus`).
+        status_topic: String,
+        /// Slack at a lease's ends (s).
+        tolerance_s: f64,
+    },
+    /// At the vehicle's touchdown (its first LANDED report after LANDING) its reported
+    /// `pad_error_m`, and its truth's distance from its pad when `pad` is given, at most
+    /// `max_m`.
+    PadError {
+        /// The vehicle.
+        vehicle: String,
+        /// The vehicles' reports (`fieldproof_interfaces/msg/FleetStatus`).
+        status_topic: String,
+        /// The bound (m, horizontal).
+        max_m: f64,
+        /// Its pad among the carrier's pad poses, for the truth's distance.
+        pad: Option<CarrierPad>,
+    },
+}
+
+/// A pad among a carrier's published pad poses (`pad_error`'s `pads_topic`, `pad_index`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CarrierPad {
+    /// The pads' poses (`geometry_msgs/msg/PoseArray`, world frame, in the manifest's order).
+    pub topic: String,
+    /// The pad's index in it.
+    pub index: usize,
 }
 
 /// One place a `seq_accounting` check reads drops from.
@@ -327,6 +362,9 @@ impl Check {
             | Check::Sequence { topic, .. }
             | Check::EstimateError { topic, .. }
             | Check::SeqAccounting { topic, .. } => Some(topic),
+            Check::LeasesExclusive { status_topic, .. } | Check::PadError { status_topic, .. } => {
+                Some(status_topic)
+            }
             Check::Reached { .. }
             | Check::NoCollision { .. }
             | Check::LinkVerdicts
@@ -340,6 +378,10 @@ impl Check {
             Check::SeqAccounting { counted, .. } => {
                 counted.iter().map(|c| c.topic.as_str()).collect()
             }
+            Check::LeasesExclusive {
+                clearance_topic, ..
+            } => vec![clearance_topic.as_str()],
+            Check::PadError { pad: Some(pad), .. } => vec![pad.topic.as_str()],
             _ => Vec::new(),
         }
     }
@@ -369,6 +411,9 @@ pub struct Vehicle {
     pub manifest: Manifest,
     /// Spawn frame.
     pub spawn: Option<String>,
+    /// The carrier's pad it starts on, `<carrier namespace>/<pad name>` (the simulator's
+    /// spawn `pad`); `pose` is then the pad's pose at the start.
+    pub pad: Option<String>,
     /// Spawn pose (from the frame or written).
     pub pose: PoseSpec,
     /// The stack.

@@ -2,14 +2,14 @@
 //! network section and the timeouts.
 
 use super::launch_file::LaunchDecl;
-use super::raw::{PoseSpec, RawVehicle, StackSpec, Timeouts, VisionSource};
+use super::raw::{PoseSpec, RawVehicle, SpawnRef, StackSpec, Timeouts, VisionSource};
 use super::topics::{is_topic_name, DEFAULT_STACK_CMD_VEL};
 use super::types::{Stack, Vehicle, RUN_SUBDIRS, VISION_SOURCE_ARG};
 use super::{is_name, Ctx, ScenarioError};
 use crate::duration;
 use fieldproof_link::profile::{presets, Network, NetworkSection};
 use fieldproof_robots::{LossAction, Manifest, World};
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 /// Where a vehicle's relative paths resolve and what the vehicles before it took.
@@ -24,6 +24,62 @@ pub(super) struct VehicleScope<'a> {
     pub names: BTreeSet<String>,
     /// Namespaces taken so far.
     pub namespaces: BTreeSet<String>,
+    /// The pads of the carriers so far, `<namespace>/<pad name>`, at their start poses.
+    pub pads: BTreeMap<String, PoseSpec>,
+}
+
+/// The launch arguments a vehicle's spawn pose is passed as, to a launch-file stack that
+/// declares them (the stack's odom frame is where the vehicle started).
+pub const SPAWN_POSE_ARGS: [&str; 4] = ["spawn_x_m", "spawn_y_m", "spawn_yaw_deg", "spawn_yaw_rad"];
+
+/// Gives a launch-file stack the vehicle's spawn pose as the [`SPAWN_POSE_ARGS`] it
+/// declares, unless the scenario sets them itself.
+fn pass_spawn_pose(stack: &mut Stack, pose: PoseSpec) {
+    let Stack::Launch { file, args } = stack else {
+        return;
+    };
+    let Some(declared) = LaunchDecl::read(file) else {
+        return;
+    };
+    let values = [
+        pose.xyz[0],
+        pose.xyz[1],
+        pose.yaw_deg,
+        pose.yaw_deg.to_radians(),
+    ];
+    for (name, value) in SPAWN_POSE_ARGS.iter().zip(values) {
+        if declared.args.iter().any(|a| a == name) {
+            args.entry(name.to_string())
+                .or_insert_with(|| format!("{value:?}"));
+        }
+    }
+}
+
+/// The poses of a carrier's pads when the carrier stands at `carrier`: each pad's `xy` in
+/// the carrier's frame, at its deck height, headed as the carrier.
+fn pad_poses(namespace: &str, manifest: &Manifest, carrier: PoseSpec) -> Vec<(String, PoseSpec)> {
+    let Some(deck) = &manifest.drive.carrier else {
+        return Vec::new();
+    };
+    let (sin, cos) = carrier.yaw_deg.to_radians().sin_cos();
+    deck.pads
+        .iter()
+        .map(|pad| {
+            let [x, y] = pad.xy;
+            let xyz = [
+                carrier.xyz[0] + cos * x - sin * y,
+                carrier.xyz[1] + sin * x + cos * y,
+                carrier.xyz[2] + deck.deck_height_m,
+            ];
+            (
+                format!("{namespace}/{}", pad.name),
+                PoseSpec {
+                    xyz,
+                    yaw_deg: carrier.yaw_deg,
+                },
+            )
+        })
+        .collect()
 }
 
 /// Validates `vehicles[i]`: its name and namespace (unique), manifest, spawn, stack, failsafe
@@ -78,11 +134,45 @@ pub(super) fn vehicle(
         path: format!("{p}.manifest"),
         source: e,
     })?;
+    let pad = match &v.spawn {
+        Some(SpawnRef::Pad(pad)) => Some(pad.pad.clone()),
+        _ => None,
+    };
     let pose = match (&v.spawn, &v.pose) {
         (Some(_), Some(_)) => {
             return Err(ctx.err(format!("{p}.pose"), "give spawn or pose, not both"))
         }
-        (Some(f), None) => match world.frames.get(f) {
+        (Some(SpawnRef::Pad(pad)), None) => {
+            if manifest.kind != fieldproof_robots::VehicleKind::Multirotor {
+                return Err(ctx.err(
+                    format!("{p}.spawn.pad"),
+                    format!(
+                        "\"{}\": only a multirotor starts on a pad ({} is a {:?})",
+                        pad.pad,
+                        v.manifest.display(),
+                        manifest.kind
+                    ),
+                ));
+            }
+            match scope.pads.get(&pad.pad) {
+                Some(pose) => *pose,
+                None => {
+                    return Err(ctx.err(
+                        format!("{p}.spawn.pad"),
+                        format!(
+                            "\"{}\" is not a pad of a carrier listed before this vehicle (pads: {})",
+                            pad.pad,
+                            if scope.pads.is_empty() {
+                                "none".to_string()
+                            } else {
+                                scope.pads.keys().cloned().collect::<Vec<_>>().join(", ")
+                            }
+                        ),
+                    ))
+                }
+            }
+        }
+        (Some(SpawnRef::Frame(f)), None) => match world.frames.get(f) {
             Some(fr) => PoseSpec {
                 xyz: fr.xyz,
                 yaw_deg: fr.yaw_deg,
@@ -109,7 +199,8 @@ pub(super) fn vehicle(
             ))
         }
     };
-    let stack = stack(ctx, &p, v.stack.as_ref(), rel)?;
+    let mut stack = stack(ctx, &p, v.stack.as_ref(), rel)?;
+    pass_spawn_pose(&mut stack, pose);
     if let Some(kg) = v.payload_kg {
         let max = manifest.body.max_payload_kg;
         if !(kg.is_finite() && (0.0..=max).contains(&kg)) {
@@ -188,12 +279,17 @@ pub(super) fn vehicle(
     };
     let bundle = fieldproof_bridge::gen::generate(&manifest, &options, &dir.join("bundle"))
         .map_err(|e| ctx.err(format!("{p}.{field}"), e.to_string()))?;
+    scope.pads.extend(pad_poses(&ns, &manifest, pose));
     Ok(Vehicle {
         name: v.name.clone(),
         namespace: ns,
         manifest_path,
         manifest,
-        spawn: v.spawn.clone(),
+        spawn: match &v.spawn {
+            Some(SpawnRef::Frame(frame)) => Some(frame.clone()),
+            _ => None,
+        },
+        pad,
         pose,
         stack,
         failsafe,
