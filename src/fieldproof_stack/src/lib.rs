@@ -94,11 +94,6 @@ fn wrap(a: f64) -> f64 {
     a
 }
 
-/// The yaw of a quaternion (rotation about z).
-pub fn yaw_of(x: f64, y: f64, z: f64, w: f64) -> f64 {
-    (2.0 * (w * z + x * y)).atan2(1.0 - 2.0 * (y * y + z * z))
-}
-
 /// Distance along `heading` (relative to the robot) before the corridor of half-width `hw`
 /// hits a scan point (capped at `cap`).
 pub fn corridor_clearance(scan: &Scan, heading: f64, hw: f64, cap: f64) -> f64 {
@@ -257,11 +252,5 @@ mod tests {
             min_gap > 0.35,
             "came within {min_gap} m of the pillar (robot radius 0.35)"
         );
-    }
-
-    #[test]
-    fn yaw_from_quaternion() {
-        let h = 0.7f64;
-        assert!((yaw_of(0.0, 0.0, (h / 2.0).sin(), (h / 2.0).cos()) - h).abs() < 1e-12);
     }
 }

@@ -108,11 +108,6 @@ fn nanos(seconds: f64) -> i64 {
     (seconds * 1e9).round() as i64
 }
 
-/// The yaw (rad, about z, counter-clockwise from x) of a unit quaternion.
-pub fn yaw_of(x: f64, y: f64, z: f64, w: f64) -> f64 {
-    (2.0 * (w * z + x * y)).atan2(1.0 - 2.0 * (y * y + z * z))
-}
-
 /// An ENU velocity (east, north, up) as the body-frame linear velocity of a vehicle whose
 /// heading is `yaw` (rad, from east, counter-clockwise): the horizontal part rotated by
 /// `-yaw`, the vertical part unchanged.
@@ -268,14 +263,6 @@ mod tests {
 
     fn first(trace: &[(i64, Status)], status: Status) -> Option<i64> {
         trace.iter().find(|(_, s)| *s == status).map(|(t, _)| *t)
-    }
-
-    #[test]
-    fn yaw_comes_from_the_quaternion() {
-        for yaw in [0.0, 0.3, -1.2, 3.0] {
-            let (s, c) = (yaw / 2.0_f64).sin_cos();
-            assert!((yaw_of(0.0, 0.0, s, c) - yaw).abs() < 1e-12);
-        }
     }
 
     #[test]

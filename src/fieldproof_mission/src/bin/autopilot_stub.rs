@@ -17,7 +17,7 @@
 //! ```
 
 use fieldproof_mission::autopilot::{
-    yaw_of, Autopilot, Settings, Status, DEFAULT_LAND_DESCENT_MPS, DEFAULT_LAND_TIMEOUT_S,
+    Autopilot, Settings, Status, DEFAULT_LAND_DESCENT_MPS, DEFAULT_LAND_TIMEOUT_S,
     DEFAULT_SETPOINT_TIMEOUT_S,
 };
 use fieldproof_mission::supervisor::protocol::Mode;
@@ -138,7 +138,7 @@ fn main() -> std::process::ExitCode {
                     }
                     m = odom_sub.recv().fuse() => {
                         let q = m?.pose.pose.orientation;
-                        if !autopilot.odometry_yaw(yaw_of(q.x, q.y, q.z, q.w) + yaw_offset) {
+                        if !autopilot.odometry_yaw(q.yaw() + yaw_offset) {
                             if let Some(n) = bad_input.hit() {
                                 tracing::warn!("{}: orientation {q:?} gives no finite yaw: ignored ({n} since the last report)", odom_sub.topic());
                             }

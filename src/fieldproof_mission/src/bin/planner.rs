@@ -20,7 +20,7 @@
 use std::time::Duration;
 
 use fieldproof_mission::planning::{
-    goal_in_map, yaw_of, GridGeometry, Leg, MissionSettings, OdomOrigin, Planner, PlannerSettings,
+    goal_in_map, GridGeometry, Leg, MissionSettings, OdomOrigin, Planner, PlannerSettings,
     RouteEvent, Target,
 };
 use fieldproof_runtime::clock::nanos_from_time;
@@ -315,7 +315,7 @@ fn main() -> std::process::ExitCode {
                         let p = &m.pose.pose.position;
                         let q = &m.pose.pose.orientation;
                         let position = [p.x, p.y, p.z];
-                        let yaw = yaw_of(q.x, q.y, q.z, q.w);
+                        let yaw = q.yaw();
                         if position.iter().all(|v| v.is_finite()) && yaw.is_finite() {
                             planner.on_estimate(nanos_from_time(m.header.stamp), now_ns(), position, yaw);
                         } else if let Some(n) = bad_estimate.hit() {

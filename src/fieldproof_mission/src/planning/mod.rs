@@ -25,19 +25,3 @@ pub use planner::{goal_in_map, OdomOrigin, Planner, PlannerSettings, RouteEvent,
 pub use poses::PoseHistory;
 pub use search::{line_of_sight, plan_route, prune, route_closed, NoRoute};
 
-/// The heading (rad, from x toward y) of a quaternion `(x, y, z, w)`: its rotation about z.
-pub fn yaw_of(x: f64, y: f64, z: f64, w: f64) -> f64 {
-    (2.0 * (w * z + x * y)).atan2(1.0 - 2.0 * (y * y + z * z))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn yaw_comes_from_the_quaternion() {
-        let half = 0.3_f64;
-        assert!((yaw_of(0.0, 0.0, half.sin(), half.cos()) - 0.6).abs() < 1e-12);
-        assert_eq!(yaw_of(0.0, 0.0, 0.0, 1.0), 0.0);
-    }
-}

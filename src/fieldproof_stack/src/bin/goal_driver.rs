@@ -22,7 +22,7 @@ use fieldproof_runtime::msgs::std_msgs;
 use fieldproof_runtime::{
     qos, tracing, NodeBuilder, Param, ParamHandle, ParamValue, MALFORMED_LOG_PERIOD,
 };
-use fieldproof_stack::{step, yaw_of, Pose2, Scan, Settings};
+use fieldproof_stack::{step, Pose2, Scan, Settings};
 use futures::FutureExt;
 use std::sync::{Arc, Mutex};
 
@@ -110,7 +110,7 @@ fn main() -> std::process::ExitCode {
                         let p = Pose2 {
                             x: m.pose.pose.position.x,
                             y: m.pose.pose.position.y,
-                            yaw: yaw_of(q.x, q.y, q.z, q.w),
+                            yaw: q.yaw(),
                         };
                         if [p.x, p.y, p.yaw].iter().all(|v| v.is_finite()) {
                             pose = Some(p);
