@@ -82,6 +82,22 @@ impl Phase {
         Phase::Aborted,
     ];
 
+    /// The phase's name as `FleetStatus` spells its constant, without `PHASE_`
+    /// (`WAITING_LAND`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Phase::OnPad => "ON_PAD",
+            Phase::WaitingLaunch => "WAITING_LAUNCH",
+            Phase::Climbing => "CLIMBING",
+            Phase::Mission => "MISSION",
+            Phase::Returning => "RETURNING",
+            Phase::WaitingLand => "WAITING_LAND",
+            Phase::Landing => "LANDING",
+            Phase::Landed => "LANDED",
+            Phase::Aborted => "ABORTED",
+        }
+    }
+
     /// The phase's value on the wire (`fieldproof_interfaces/msg/FleetStatus.phase`).
     pub fn wire(self) -> u8 {
         Phase::ALL.iter().position(|p| *p == self).unwrap_or(0) as u8
@@ -416,6 +432,30 @@ mod tests {
     use proptest::prelude::*;
 
     const S: i64 = 1_000_000_000;
+
+    /// The phases' names and wire values are FleetStatus.msg's `PHASE_*` constants, read
+    /// from the .msg file itself.
+    #[test]
+    fn phase_names_and_wire_values_are_the_message_constants() {
+        let msg = include_str!("../../fieldproof_interfaces/msg/FleetStatus.msg");
+        let constants: Vec<(String, u8)> = msg
+            .lines()
+            .filter_map(|line| line.split('#').next()?.trim().strip_prefix("uint8 PHASE_"))
+            .filter_map(|rest| {
+                let (name, value) = rest.split_once('=')?;
+                Some((name.trim().to_string(), value.trim().parse().ok()?))
+            })
+            .collect();
+        let ours: Vec<(String, u8)> = Phase::ALL
+            .iter()
+            .map(|p| (p.name().to_string(), p.wire()))
+            .collect();
+        assert_eq!(ours, constants);
+        for (name, wire) in constants {
+            assert_eq!(Phase::from_wire(wire).map(Phase::name), Ok(name.as_str()));
+        }
+        assert!(Phase::from_wire(9).unwrap_err().contains("phase: 9"));
+    }
 
     fn book() -> LeaseBook {
         LeaseBook::new(LeaseRules {

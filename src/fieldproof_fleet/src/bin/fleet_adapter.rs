@@ -14,7 +14,8 @@
 //!   carrier's pads (`pads_topic`, geometry_msgs/msg/PoseArray, world frame), `/fleet/clearance`
 //!   (fieldproof_interfaces/msg/Clearance; the ones for this vehicle);
 //! - out: `mission/target` (PoseStamped, latched), `mission/complete` (Bool, latched),
-//!   `goal_pose` (PoseStamped, latched: the planner's goal), `/fleet/status`
+//!   `goal_pose` (PoseStamped, latched: the planner's goal), `fleet/phase` (std_msgs/msg/String,
+//!   latched: the phase's name on each change, for a look or a scenario's trigger), `/fleet/status`
 //!   (fieldproof_interfaces/msg/FleetStatus, `status_rate_hz` and on each phase change),
 //!   `/fleet/clearance_request` (fieldproof_interfaces/msg/ClearanceRequest).
 //!
@@ -169,6 +170,7 @@ fn main() -> std::process::ExitCode {
             let goal_pub = node.publisher::<PoseStamped>("goal_pose", qos::latched())?;
             let status_pub =
                 node.publisher::<FleetStatus>("/fleet/status", qos::default().keep_last(50))?;
+            let phase_pub = node.publisher::<std_msgs::String>("fleet/phase", qos::latched())?;
             let request_pub = node.publisher::<ClearanceRequest>(
                 "/fleet/clearance_request",
                 qos::default().keep_last(50),
@@ -289,7 +291,8 @@ fn main() -> std::process::ExitCode {
                         }
                         if last_phase != Some(step.phase) || now >= status_due_ns {
                             if last_phase != Some(step.phase) {
-                                tracing::info!("phase {:?}", step.phase);
+                                tracing::info!("phase {}", step.phase.name());
+                                phase_pub.publish(std_msgs::String { data: step.phase.name().into() })?;
                             }
                             last_phase = Some(step.phase);
                             status_due_ns = now + status_period_ns;
