@@ -5,10 +5,12 @@
 //! (`no samples of /quad1/supervisor/mode between 0.00 s and 60.00 s`).
 //!
 //! The checks over a series of their own live in their modules: [`sequence`] (the rule of
-//! `sequence`) and [`estimate`] (`estimate_error`).
+//! `sequence`), [`estimate`] (`estimate_error`), [`convoy`] (`separation`, `seq_accounting`)
+//! and [`fleet`] (`leases_exclusive`, `pad_error`).
 
 mod convoy;
 mod estimate;
+mod fleet;
 mod sequence;
 
 pub use estimate::MAX_TRUTH_GAP_S;
@@ -161,6 +163,8 @@ fn kind_name(c: &Check) -> &'static str {
         Check::EstimateError { .. } => "estimate_error",
         Check::Separation { .. } => "separation",
         Check::SeqAccounting { .. } => "seq_accounting",
+        Check::LeasesExclusive { .. } => "leases_exclusive",
+        Check::PadError { .. } => "pad_error",
     }
 }
 
@@ -482,6 +486,37 @@ pub fn evaluate_one(a: &Assertion, ev: &Evidence) -> Outcome {
         }
         Check::SeqAccounting { topic, counted } => {
             let found = convoy::seq_accounting(ev.store, topic, counted, (lo, hi));
+            conclude(&mut out, found, &fail);
+        }
+        Check::LeasesExclusive {
+            vehicles,
+            clearance_topic,
+            status_topic,
+            tolerance_s,
+        } => {
+            let found = fleet::leases_exclusive(
+                ev.store,
+                vehicles,
+                (clearance_topic, status_topic),
+                *tolerance_s,
+                (lo, hi),
+            );
+            conclude(&mut out, found, &fail);
+        }
+        Check::PadError {
+            vehicle,
+            status_topic,
+            max_m,
+            pad,
+        } => {
+            let found = fleet::pad_error(
+                ev.store,
+                (vehicle, ev.truth_topic(vehicle)),
+                status_topic,
+                *max_m,
+                pad.as_ref(),
+                (lo, hi),
+            );
             conclude(&mut out, found, &fail);
         }
         Check::MaxRate { topic, hz } | Check::MinRate { topic, hz } => {

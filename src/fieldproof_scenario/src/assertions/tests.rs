@@ -885,3 +885,498 @@ fn seq_accounting_counts_the_drops_between_the_first_and_newest_accepted_seq() {
         .unwrap()
         .contains("no sample of /r1/radio_stats with last_received_seq at or past 20"));
 }
+
+// The fleet (issue 19): `leases_exclusive` and `pad_error` over messages built as the fleet's
+// nodes build them and recorded as the runner records them (serde_json of the message).
+
+use crate::model::types::CarrierPad;
+use fieldproof_msgs::builtin_interfaces::Time;
+use fieldproof_msgs::fieldproof_interfaces::{Clearance, ClearanceRequest, FleetStatus};
+use fieldproof_msgs::geometry_msgs::{Point, Pose, PoseArray, PoseStamped};
+
+const LAUNCH: u8 = ClearanceRequest::KIND_LAUNCH;
+const LAND: u8 = ClearanceRequest::KIND_LAND;
+
+/// The simulation time of `t` s of the timeline (the timeline starts at 100 s).
+fn sim(t: f64) -> Time {
+    Time::from_secs_f64(t + 100.0)
+}
+
+/// A vehicle's report at `t`, received at once.
+fn report(s: &mut Store, t: f64, vehicle: &str, phase: u8, pad_error_m: f64) {
+    let mut m = FleetStatus {
+        vehicle: vehicle.into(),
+        phase,
+        pad_error_m,
+        ..FleetStatus::default()
+    };
+    m.header.stamp = sim(t);
+    s.push("/fleet/status", t, serde_json::to_value(&m).unwrap());
+}
+
+/// A grant (or renewal) of lease `id` at `t`, expiring 2 s later.
+fn grant(s: &mut Store, t: f64, vehicle: &str, kind: u8, id: u32) {
+    let mut m = Clearance {
+        vehicle: vehicle.into(),
+        kind,
+        request_id: id,
+        granted: true,
+        lease_id: id,
+        expires: sim(t + 2.0),
+        reason: "granted".into(),
+        ..Clearance::default()
+    };
+    m.header.stamp = sim(t);
+    s.push("/fleet/clearance", t, serde_json::to_value(&m).unwrap());
+}
+
+/// One climb or descent of a vehicle under a lease, from `from` to `to` (s of the timeline).
+struct Manoeuvre<'a> {
+    vehicle: &'a str,
+    kind: u8,
+    lease: u32,
+    from: f64,
+    to: f64,
+    /// The vehicle renews its lease every second.
+    renewed: bool,
+    /// It ends with its MISSION (launch) or LANDED (land, 0.1 m from its pad) report at `to`.
+    ended: bool,
+}
+
+impl<'a> Manoeuvre<'a> {
+    fn new(vehicle: &'a str, kind: u8, lease: u32, (from, to): (f64, f64)) -> Self {
+        Manoeuvre {
+            vehicle,
+            kind,
+            lease,
+            from,
+            to,
+            renewed: true,
+            ended: true,
+        }
+    }
+
+    fn unrenewed(self) -> Self {
+        Manoeuvre {
+            renewed: false,
+            ..self
+        }
+    }
+
+    fn unended(self) -> Self {
+        Manoeuvre {
+            ended: false,
+            ..self
+        }
+    }
+
+    /// Its messages: the vehicle waiting 0.5 s before, the grant at `from` (and its
+    /// renewals), its CLIMBING or LANDING reports every 0.5 s from `from + 0.2` before `to`,
+    /// its ending report.
+    fn fly(&self, s: &mut Store) {
+        let (waiting, flying, done) = if self.kind == LAUNCH {
+            (
+                FleetStatus::PHASE_WAITING_LAUNCH,
+                FleetStatus::PHASE_CLIMBING,
+                FleetStatus::PHASE_MISSION,
+            )
+        } else {
+            (
+                FleetStatus::PHASE_WAITING_LAND,
+                FleetStatus::PHASE_LANDING,
+                FleetStatus::PHASE_LANDED,
+            )
+        };
+        report(s, self.from - 0.5, self.vehicle, waiting, f64::NAN);
+        grant(s, self.from, self.vehicle, self.kind, self.lease);
+        let mut renewal = self.from + 1.0;
+        while self.renewed && renewal < self.to {
+            grant(s, renewal, self.vehicle, self.kind, self.lease);
+            renewal += 1.0;
+        }
+        let mut k = 0;
+        while self.from + 0.2 + 0.5 * k as f64 <= self.to - 0.05 {
+            let t = self.from + 0.2 + 0.5 * k as f64;
+            report(s, t, self.vehicle, flying, f64::NAN);
+            k += 1;
+        }
+        if self.ended {
+            let pad_error_m = if done == FleetStatus::PHASE_LANDED {
+                0.1
+            } else {
+                f64::NAN
+            };
+            report(s, self.to, self.vehicle, done, pad_error_m);
+        }
+    }
+}
+
+/// The three launches, one after the other.
+fn launches(s: &mut Store) {
+    Manoeuvre::new("quad1", LAUNCH, 1, (1.0, 5.0)).fly(s);
+    Manoeuvre::new("quad2", LAUNCH, 2, (6.0, 10.0)).fly(s);
+    Manoeuvre::new("quad3", LAUNCH, 3, (11.0, 15.0)).fly(s);
+}
+
+/// A fleet taking turns: the three launches, then the three landings.
+fn fleet() -> Store {
+    let mut s = Store::new();
+    launches(&mut s);
+    Manoeuvre::new("quad1", LAND, 4, (20.0, 24.0)).fly(&mut s);
+    Manoeuvre::new("quad2", LAND, 5, (25.0, 29.0)).fly(&mut s);
+    Manoeuvre::new("quad3", LAND, 6, (30.0, 34.0)).fly(&mut s);
+    s
+}
+
+/// The store without the samples of `topic` that `drop` picks.
+fn without(s: &Store, topic: &str, drop: impl Fn(&serde_json::Value) -> bool) -> Store {
+    let mut out = Store::new();
+    for t in s.topics() {
+        for (at, m) in s.samples(t) {
+            if !(t == topic && drop(m)) {
+                out.push(t, *at, m.clone());
+            }
+        }
+    }
+    out
+}
+
+fn eval_fleet(name: &str, check: Check, s: &Store) -> Outcome {
+    let tl = timeline_drop_at_10_for_30();
+    let truth = vec![(
+        "quad1".to_string(),
+        "/fieldproof/truth/quad1/pose".to_string(),
+    )];
+    let ev = Evidence {
+        store: s,
+        timeline: &tl,
+        end_s: 59.9,
+        links: None,
+        truth_topics: &truth,
+    };
+    evaluate_one(
+        &Assertion {
+            name: name.into(),
+            check,
+            window: window(false, false, 0.0, None),
+        },
+        &ev,
+    )
+}
+
+fn leases(s: &Store) -> Outcome {
+    let check = Check::LeasesExclusive {
+        vehicles: vec!["quad1".into(), "quad2".into(), "quad3".into()],
+        clearance_topic: "/fleet/clearance".into(),
+        status_topic: "/fleet/status".into(),
+        tolerance_s: 0.5,
+    };
+    eval_fleet("leases", check, s)
+}
+
+#[test]
+fn leases_taken_in_turn_pass() {
+    let o = leases(&fleet());
+    assert!(o.passed, "{o:?}");
+    assert_eq!(o.kind, "leases_exclusive");
+    let all = o.observed["leases"].as_array().unwrap();
+    assert_eq!(all.len(), 6);
+    // quad1's launch: granted at 1 s, renewed at 2, 3 and 4 s, ended by its MISSION report.
+    assert_eq!(
+        all[0],
+        json!({"vehicle": "quad1", "kind": "launch", "id": 1, "from_s": 1.0, "to_s": 5.0,
+               "ended_by": "MISSION report", "answers": 4})
+    );
+    assert_eq!(all[3]["kind"], "land");
+    assert_eq!(all[3]["ended_by"], "LANDED report");
+    assert_eq!(all[3]["to_s"], 24.0);
+    assert_eq!(o.observed["counts"]["launch_leases"], 3);
+    assert_eq!(o.observed["counts"]["land_leases"], 3);
+    assert_eq!(o.observed["counts"]["climbing_reports"], 24);
+    assert_eq!(o.observed["sim_time_at_start_s"], 100.0);
+    assert_eq!(
+        o.observed["per_vehicle"]["quad3"],
+        json!({"climbed_under_lease": true, "landed_under_lease": true})
+    );
+}
+
+#[test]
+fn a_grant_to_another_vehicle_while_one_climbs_fails() {
+    // A station granting without checking its book: quad2 at 3 s, while quad1 climbs.
+    let mut s = fleet();
+    grant(&mut s, 3.0, "quad2", LAUNCH, 7);
+    let o = leases(&s);
+    assert!(!o.passed);
+    assert_eq!(
+        o.reason.unwrap(),
+        "assertion leases: quad2's launch lease 7 granted at 3.00 s while quad1's launch lease 1 was in force (1.00 s to 5.00 s): 2.00 s at once"
+    );
+    // Within the tolerance (a grant 0.3 s before the other's MISSION report), it passes.
+    let mut s = fleet();
+    grant(&mut s, 4.7, "quad2", LAUNCH, 7);
+    assert!(leases(&s).passed);
+}
+
+#[test]
+fn climbing_without_a_lease_fails() {
+    // quad3 climbs though the station never granted it a launch lease.
+    let s = without(&fleet(), "/fleet/clearance", |m| {
+        m["vehicle"] == "quad3" && m["kind"] == LAUNCH
+    });
+    let o = leases(&s);
+    assert!(!o.passed);
+    assert_eq!(
+        o.reason.unwrap(),
+        "assertion leases: 2 violations: quad3 reported CLIMBING from 11.20 s to 14.70 s (8 reports) outside any launch lease of its own; quad3 never climbed (CLIMBING) under a launch lease"
+    );
+    assert_eq!(
+        o.observed["per_vehicle"]["quad3"]["climbed_under_lease"],
+        false
+    );
+    // A vehicle that never lands is named too.
+    let s = without(&fleet(), "/fleet/status", |m| {
+        m["vehicle"] == "quad2" && m["phase"] == FleetStatus::PHASE_LANDED
+    });
+    let o = leases(&s);
+    assert!(o
+        .reason
+        .unwrap()
+        .ends_with("quad2 never landed (LANDED) under a land lease"));
+}
+
+#[test]
+fn renewals_extend_a_lease() {
+    // Without its renewals quad1's launch lease ends at its expiry, 3 s: its climb goes on
+    // outside it (beyond the 0.5 s tolerance).
+    let mut s = Store::new();
+    Manoeuvre::new("quad1", LAUNCH, 1, (1.0, 5.0))
+        .unrenewed()
+        .fly(&mut s);
+    Manoeuvre::new("quad2", LAUNCH, 2, (6.0, 10.0)).fly(&mut s);
+    Manoeuvre::new("quad3", LAUNCH, 3, (11.0, 15.0)).fly(&mut s);
+    Manoeuvre::new("quad1", LAND, 4, (20.0, 24.0)).fly(&mut s);
+    Manoeuvre::new("quad2", LAND, 5, (25.0, 29.0)).fly(&mut s);
+    Manoeuvre::new("quad3", LAND, 6, (30.0, 34.0)).fly(&mut s);
+    let o = leases(&s);
+    assert!(!o.passed);
+    assert_eq!(o.observed["leases"][0]["ended_by"], "expiry");
+    assert_eq!(o.observed["leases"][0]["to_s"], 3.0);
+    assert_eq!(
+        o.reason.unwrap(),
+        "assertion leases: quad1 reported CLIMBING from 3.70 s to 4.70 s (3 reports) outside any launch lease of its own"
+    );
+    // With them (the fleet above) it lasts to quad1's MISSION report at 5 s.
+    assert_eq!(leases(&fleet()).observed["leases"][0]["to_s"], 5.0);
+}
+
+#[test]
+fn a_lease_expired_or_given_up_frees_the_carrier_for_another_vehicle() {
+    // quad1's land lease is not renewed (its link dropped): it expires at 22 s, quad1 climbs
+    // back (WAITING_LAND at 22.2 s); quad2 is granted at 22.3 s; quad1 lands later.
+    let mut s = Store::new();
+    launches(&mut s);
+    Manoeuvre::new("quad1", LAND, 4, (20.0, 22.0))
+        .unrenewed()
+        .unended()
+        .fly(&mut s);
+    report(&mut s, 22.2, "quad1", FleetStatus::PHASE_WAITING_LAND, 3.0);
+    Manoeuvre::new("quad2", LAND, 5, (22.3, 26.3)).fly(&mut s);
+    Manoeuvre::new("quad3", LAND, 6, (27.0, 31.0)).fly(&mut s);
+    Manoeuvre::new("quad1", LAND, 7, (32.0, 36.0)).fly(&mut s);
+    let o = leases(&s);
+    assert!(o.passed, "{o:?}");
+    let lease4 = &o.observed["leases"][3];
+    assert_eq!(
+        (lease4["id"].clone(), lease4["to_s"].clone()),
+        (json!(4), json!(22.0))
+    );
+    assert_eq!(lease4["ended_by"], "expiry");
+    // quad1 gives its lease up at 21 s (back to WAITING_LAND after LANDING): quad2 may be
+    // granted at 21.2 s, before the expiry.
+    let mut s = Store::new();
+    launches(&mut s);
+    Manoeuvre::new("quad1", LAND, 4, (20.0, 21.0))
+        .unended()
+        .fly(&mut s);
+    report(&mut s, 21.0, "quad1", FleetStatus::PHASE_WAITING_LAND, 3.0);
+    Manoeuvre::new("quad2", LAND, 5, (21.2, 25.2)).fly(&mut s);
+    Manoeuvre::new("quad3", LAND, 6, (27.0, 31.0)).fly(&mut s);
+    Manoeuvre::new("quad1", LAND, 7, (32.0, 36.0)).fly(&mut s);
+    let o = leases(&s);
+    assert!(o.passed, "{o:?}");
+    assert_eq!(
+        o.observed["leases"][3]["ended_by"],
+        "WAITING_LAND report after LANDING (given up)"
+    );
+    // Without giving it up, quad1's lease is in force to its expiry at 22 s: the grant to
+    // quad2 at 21.2 s fails.
+    let s = without(&s, "/fleet/status", |m| {
+        m["vehicle"] == "quad1" && m["phase"] == FleetStatus::PHASE_WAITING_LAND
+    });
+    let o = leases(&s);
+    assert!(o
+        .reason
+        .unwrap()
+        .contains("quad2's land lease 5 granted at 21.20 s while quad1's land lease 4 was in force (20.00 s to 22.00 s): 0.80 s at once"));
+}
+
+#[test]
+fn leases_without_answers_or_reports_cannot_be_evaluated() {
+    let o = leases(&Store::new());
+    assert_eq!(
+        o.reason.unwrap(),
+        "assertion leases: no samples of /fleet/clearance between 0.00 s and 59.90 s"
+    );
+    let s = without(&fleet(), "/fleet/status", |_| true);
+    assert_eq!(
+        leases(&s).reason.unwrap(),
+        "assertion leases: no samples of /fleet/status between 0.00 s and 59.90 s"
+    );
+    // Refusals only: no vehicle flew under a lease.
+    let mut s = Store::new();
+    report(&mut s, 1.0, "quad1", FleetStatus::PHASE_WAITING_LAUNCH, 0.0);
+    let mut refusal = Clearance {
+        vehicle: "quad1".into(),
+        reason: "quad2 holds the launch lease".into(),
+        ..Clearance::default()
+    };
+    refusal.header.stamp = sim(1.0);
+    s.push(
+        "/fleet/clearance",
+        1.0,
+        serde_json::to_value(&refusal).unwrap(),
+    );
+    let o = leases(&s);
+    assert_eq!(o.observed["counts"]["refusals"], 1);
+    assert!(o
+        .reason
+        .unwrap()
+        .starts_with("assertion leases: 6 violations: quad1 never climbed (CLIMBING) under a launch lease; quad1 never landed"));
+}
+
+/// The fleet, with the carrier driving east at 0.5 m/s (its pad 0 at x = 1 + 0.5 t, 10 Hz)
+/// and quad1's truth (50 Hz) `off_m` north of its pad from 23 s on (it touches down at 24 s).
+fn landing_on_the_carrier(off_m: f64) -> Store {
+    let mut s = fleet();
+    let pad0 = |t: f64| 1.0 + 0.5 * t;
+    for i in 0..600 {
+        let t = i as f64 * 0.1;
+        let mut pads = PoseArray::default();
+        pads.header.stamp = sim(t);
+        for (x, y) in [(pad0(t), 0.0), (pad0(t) - 1.2, 0.8), (pad0(t) - 1.2, -0.8)] {
+            pads.poses.push(Pose {
+                position: Point { x, y, z: 1.2 },
+                ..Pose::default()
+            });
+        }
+        s.push("/carrier/pads", t, serde_json::to_value(&pads).unwrap());
+    }
+    for i in 0..3000 {
+        let t = i as f64 * 0.02;
+        let mut truth = PoseStamped::default();
+        truth.header.stamp = sim(t);
+        let y = if t >= 23.0 { off_m } else { 3.0 };
+        truth.pose.position = Point {
+            x: pad0(t),
+            y,
+            z: 1.3,
+        };
+        s.push(
+            "/fieldproof/truth/quad1/pose",
+            t,
+            serde_json::to_value(&truth).unwrap(),
+        );
+    }
+    s
+}
+
+fn pad(max_m: f64, with_pad: bool, s: &Store) -> Outcome {
+    let check = Check::PadError {
+        vehicle: "quad1".into(),
+        status_topic: "/fleet/status".into(),
+        max_m,
+        pad: with_pad.then(|| CarrierPad {
+            topic: "/carrier/pads".into(),
+            index: 0,
+        }),
+    };
+    eval_fleet("pad", check, s)
+}
+
+#[test]
+fn pad_error_at_touchdown_reported_and_true() {
+    let s = landing_on_the_carrier(0.2);
+    let o = pad(0.5, true, &s);
+    assert!(o.passed, "{o:?}");
+    assert_eq!(o.kind, "pad_error");
+    assert_eq!(o.observed["touchdown_s"], 24.0);
+    assert_eq!(o.observed["reported_pad_error_m"], 0.1);
+    assert_eq!(o.observed["truth"]["distance_m"], 0.2);
+    assert_eq!(o.observed["truth"]["time_base"], "header.stamp");
+    // Its truth 0.2 m off is over a 0.15 m bound, though it reported 0.1 m.
+    let o = pad(0.15, true, &s);
+    assert_eq!(
+        o.reason.unwrap(),
+        "assertion pad: quad1's truth was 0.20 m from pad 0 of /carrier/pads at its touchdown (24.00 s), above 0.15 m"
+    );
+    // Both over a 0.05 m bound.
+    let o = pad(0.05, true, &s);
+    assert_eq!(
+        o.reason.unwrap(),
+        "assertion pad: quad1 touched down at 24.00 s 0.10 m from its pad by its own report (pad_error_m), above 0.05 m; quad1's truth was 0.20 m from pad 0 of /carrier/pads at its touchdown (24.00 s), above 0.05 m"
+    );
+    // Without the pad's poses only the report counts.
+    let o = pad(0.15, false, &fleet());
+    assert!(o.passed, "{o:?}");
+    assert_eq!(o.observed["truth"], Json::Null);
+    // Given the pad but without its poses, or without the truth: cannot be evaluated.
+    let o = pad(0.5, true, &without(&s, "/carrier/pads", |_| true));
+    assert_eq!(
+        o.reason.unwrap(),
+        "assertion pad: no pose 0 on /carrier/pads (the pad of quad1) to compare its touchdown with"
+    );
+    let o = pad(0.5, true, &fleet());
+    assert_eq!(
+        o.reason.unwrap(),
+        "assertion pad: no samples of /fieldproof/truth/quad1/pose (the truth pose of quad1) to compare its touchdown with"
+    );
+}
+
+#[test]
+fn pad_error_fails_without_a_report_or_a_touchdown() {
+    // A NaN pad error (the vehicle did not know its pad) is recorded as null: no report.
+    let s = without(&fleet(), "/fleet/status", |m| {
+        m["vehicle"] == "quad1" && m["phase"] == FleetStatus::PHASE_LANDED
+    });
+    let mut with_nan = s.clone();
+    report(
+        &mut with_nan,
+        24.0,
+        "quad1",
+        FleetStatus::PHASE_LANDED,
+        f64::NAN,
+    );
+    let o = pad(0.5, false, &with_nan);
+    assert_eq!(
+        o.reason.unwrap(),
+        "assertion pad: quad1 reported no pad error (NaN) at its touchdown (24.00 s)"
+    );
+    // Never LANDED after LANDING: never landed, named.
+    let o = pad(0.5, false, &s);
+    assert_eq!(
+        o.reason.unwrap(),
+        "assertion pad: quad1 never landed: no LANDED report after LANDING on /fleet/status between 0.00 s and 59.90 s (its last: LANDING at 23.70 s)"
+    );
+    // LANDED without LANDING first (on its pad from the start) is no touchdown.
+    let mut s = Store::new();
+    report(&mut s, 1.0, "quad1", FleetStatus::PHASE_LANDED, 0.0);
+    assert!(pad(0.5, false, &s)
+        .reason
+        .unwrap()
+        .contains("quad1 never landed"));
+    let o = pad(0.5, false, &Store::new());
+    assert_eq!(
+        o.reason.unwrap(),
+        "assertion pad: no samples of /fleet/status between 0.00 s and 59.90 s"
+    );
+}

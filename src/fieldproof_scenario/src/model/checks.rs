@@ -8,8 +8,8 @@
 
 use super::entries::{condition, value_of};
 use super::raw::{tagged_enum, FieldSpec, PoseSpec, RawAssertion};
-use super::topics::{topic_ok, ESTIMATE_TOPIC};
-use super::types::{Assertion, Check, CountedDrops, Mode, Value, Vehicle, Window};
+use super::topics::{topic_ok, ESTIMATE_TOPIC, FLEET_CLEARANCE_TOPIC, FLEET_STATUS_TOPIC};
+use super::types::{Assertion, CarrierPad, Check, CountedDrops, Mode, Value, Vehicle, Window};
 use super::{is_name, Ctx, ScenarioError};
 use crate::duration::Secs;
 use fieldproof_robots::World;
@@ -33,6 +33,8 @@ tagged_enum! {
     "estimate_error" => EstimateError(EstimateError),
     "separation" => Separation(Separation),
     "seq_accounting" => SeqAccounting(SeqAccounting),
+    "leases_exclusive" => LeasesExclusive(LeasesExclusive),
+    "pad_error" => PadError(PadError),
 }
 
 /// An assertion type's handler: what its fields mean in the scenario.
@@ -84,14 +86,32 @@ impl CheckCx<'_> {
 
     /// A required, fully qualified topic.
     fn topic(&self, t: Option<&String>) -> Result<String, ScenarioError> {
-        let t = t.cloned().ok_or_else(|| self.need("topic"))?;
-        if !topic_ok(&t) {
+        let t = t.ok_or_else(|| self.need("topic"))?;
+        self.topic_at("topic", t)
+    }
+
+    /// The fully qualified topic `t` written at the field `key`.
+    fn topic_at(&self, key: &str, t: &str) -> Result<String, ScenarioError> {
+        if !topic_ok(t) {
             return Err(self.err(
-                "topic",
+                key,
                 format!("\"{t}\" is not a fully qualified topic name (/ns/name)"),
             ));
         }
-        Ok(t)
+        Ok(t.to_string())
+    }
+
+    /// The topic written at `key`, or `default`.
+    fn topic_or(
+        &self,
+        key: &str,
+        t: Option<&String>,
+        default: &str,
+    ) -> Result<String, ScenarioError> {
+        match t {
+            Some(t) => self.topic_at(key, t),
+            None => Ok(default.to_string()),
+        }
     }
 }
 
@@ -512,6 +532,156 @@ impl CheckSpec for SeqAccounting {
             .collect::<Result<Vec<_>, _>>()?;
         Ok(Check::SeqAccounting { topic, counted })
     }
+}
+
+/// `leases_exclusive`: the fleet station's clearance leases, rebuilt from its answers and the
+/// vehicles' reports (independent of the station's own book).
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct LeasesExclusive {
+    /// The fleet's vehicles, each required to launch and land under a lease; at least one.
+    #[serde(default)]
+    pub vehicles: Vec<String>,
+    /// The station's answers (default `/fleet/clearance`).
+    #[serde(default)]
+    pub clearance_topic: Option<String>,
+    /// The vehicles' reports (default `/fleet/status`).
+    #[serde(default)]
+    pub status_topic: Option<String>,
+    /// Slack at a lease's ends (default 0.5 s).
+    #[serde(default)]
+    pub tolerance_s: Option<Secs>,
+}
+
+impl CheckSpec for LeasesExclusive {
+    fn validate(&self, cx: &CheckCx) -> Result<Check, ScenarioError> {
+        if self.vehicles.is_empty() {
+            return Err(cx.err("vehicles", "empty (name the fleet's vehicles)"));
+        }
+        let mut vehicles: Vec<String> = Vec::new();
+        for v in &self.vehicles {
+            if !cx.vehicles.iter().any(|x| &x.name == v) {
+                return Err(cx.err(
+                    "vehicles",
+                    format!("\"{v}\" is not a vehicle of the scenario"),
+                ));
+            }
+            if vehicles.contains(v) {
+                return Err(cx.err("vehicles", format!("\"{v}\" is listed twice")));
+            }
+            vehicles.push(v.clone());
+        }
+        let clearance_topic = cx.topic_or(
+            "clearance_topic",
+            self.clearance_topic.as_ref(),
+            FLEET_CLEARANCE_TOPIC,
+        )?;
+        let status_topic = cx.topic_or(
+            "status_topic",
+            self.status_topic.as_ref(),
+            FLEET_STATUS_TOPIC,
+        )?;
+        if clearance_topic == status_topic {
+            return Err(cx.err(
+                "clearance_topic",
+                format!("\"{clearance_topic}\" is the status_topic too"),
+            ));
+        }
+        Ok(Check::LeasesExclusive {
+            vehicles,
+            clearance_topic,
+            status_topic,
+            tolerance_s: self.tolerance_s.map(Secs::get).unwrap_or(0.5),
+        })
+    }
+}
+
+/// `pad_error`: at touchdown the vehicle's reported distance from its pad (and its truth's,
+/// given the carrier's pad poses) at most `max_m`.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct PadError {
+    /// The vehicle (default: the only one).
+    #[serde(default)]
+    pub vehicle: Option<String>,
+    /// The largest distance allowed (m, horizontal); required.
+    #[serde(default)]
+    pub max_m: Option<f64>,
+    /// The vehicles' reports (default `/fleet/status`).
+    #[serde(default)]
+    pub status_topic: Option<String>,
+    /// The carrier's pad poses (`geometry_msgs/msg/PoseArray`, world frame: `/carrier/pads`);
+    /// with `pad_index`, the truth's distance from the pad is checked too.
+    #[serde(default)]
+    pub pads_topic: Option<String>,
+    /// The vehicle's pad in `pads_topic` (0 for the manifest's first pad).
+    #[serde(default)]
+    pub pad_index: Option<usize>,
+}
+
+impl CheckSpec for PadError {
+    fn validate(&self, cx: &CheckCx) -> Result<Check, ScenarioError> {
+        let vehicle = cx.vehicle(self.vehicle.as_ref(), true)?.expect("required");
+        let max_m = self.max_m.ok_or_else(|| cx.need("max_m"))?;
+        if !(max_m.is_finite() && max_m > 0.0) {
+            return Err(cx.err("max_m", format!("{max_m} must be above 0")));
+        }
+        let status_topic = cx.topic_or(
+            "status_topic",
+            self.status_topic.as_ref(),
+            FLEET_STATUS_TOPIC,
+        )?;
+        let pad = match (&self.pads_topic, self.pad_index) {
+            (None, None) => None,
+            (Some(_), None) => return Err(cx.err("pad_index", "missing (pads_topic needs it)")),
+            (None, Some(_)) => return Err(cx.err("pads_topic", "missing (pad_index needs it)")),
+            (Some(t), Some(index)) => {
+                let topic = cx.topic_at("pads_topic", t)?;
+                if let Some(pads) = carrier_pads(cx.vehicles, &topic) {
+                    if index >= pads.len() {
+                        return Err(cx.err(
+                            "pad_index",
+                            format!(
+                                "{index} is not a pad of {topic} (pads: {})",
+                                pads.iter()
+                                    .enumerate()
+                                    .map(|(i, p)| format!("{i} {p}"))
+                                    .collect::<Vec<_>>()
+                                    .join(", ")
+                            ),
+                        ));
+                    }
+                }
+                Some(CarrierPad { topic, index })
+            }
+        };
+        Ok(Check::PadError {
+            vehicle,
+            status_topic,
+            max_m,
+            pad,
+        })
+    }
+}
+
+/// The pad names of the scenario's carrier whose pad poses are published on `topic`, in the
+/// order of its manifest (the order of the poses).
+fn carrier_pads(vehicles: &[Vehicle], topic: &str) -> Option<Vec<String>> {
+    vehicles.iter().find_map(|v| {
+        let drive = &v.manifest.drive;
+        let interface = drive.pads.as_ref()?;
+        let published = match interface.ros_topic.strip_prefix('/') {
+            Some(absolute) => format!("/{absolute}"),
+            None => format!("{}/{}", v.topic_prefix(), interface.ros_topic),
+        };
+        (published == topic).then(|| {
+            drive
+                .carrier
+                .iter()
+                .flat_map(|c| c.pads.iter().map(|p| p.name.clone()))
+                .collect()
+        })
+    })
 }
 
 /// Validates `assertions[i]`: its name, its window (`entries`: every timeline entry's name

@@ -331,7 +331,7 @@ fn refused_assertion(assertion: &str) -> String {
 
 #[test]
 fn every_assertion_type_is_in_the_list() {
-    assert_eq!(ASSERTION_TYPES.len(), 11);
+    assert_eq!(ASSERTION_TYPES.len(), 13);
 }
 
 #[test]
@@ -914,4 +914,193 @@ fn payload_goes_to_the_simulator_within_the_manifests_bound() {
         ),
         "{refused}"
     );
+}
+
+/// A scenario of three quads (a fleet) with `assertion`, then `extra` (a section).
+fn fleet_with(assertion: &str, extra: &str) -> Result<Scenario, ScenarioError> {
+    let f = tempfile::Builder::new()
+        .prefix(".test_model_")
+        .suffix(".yaml")
+        .tempfile_in(scenarios_dir())
+        .unwrap();
+    let quad = |name: &str, y: i32| {
+        format!("  - {{ name: {name}, manifest: ../../robots/quad_ref/robot.yaml, pose: {{ xyz: [0, {y}, 0] }} }}\n")
+    };
+    std::fs::write(
+        f.path(),
+        format!(
+            "name: t\nworld: ../../worlds/depot.yaml\nvehicles:\n{}{}{}assertions:\n  - {{ {assertion} }}\n{extra}",
+            quad("quad1", 0),
+            quad("quad2", 2),
+            quad("quad3", -2)
+        ),
+    )
+    .unwrap();
+    load(f.path())
+}
+
+/// The refusal of a fleet scenario with `assertion`, from the field's path on.
+fn fleet_refusal(assertion: &str) -> String {
+    let e = fleet_with(assertion, "").expect_err(assertion).to_string();
+    e.split_once(": ")
+        .map(|(_, rest)| rest.to_string())
+        .unwrap()
+}
+
+#[test]
+fn leases_exclusive() {
+    let s = fleet_with(
+        "name: leases, type: leases_exclusive, vehicles: [quad1, quad2, quad3]",
+        "",
+    )
+    .unwrap();
+    assert_eq!(
+        s.assertions[0].check,
+        Check::LeasesExclusive {
+            vehicles: vec!["quad1".into(), "quad2".into(), "quad3".into()],
+            clearance_topic: "/fleet/clearance".into(),
+            status_topic: "/fleet/status".into(),
+            tolerance_s: 0.5,
+        }
+    );
+    // Both topics are recorded, typed without record.types.
+    assert_eq!(
+        s.recorded_topics["/fleet/clearance"],
+        "fieldproof_interfaces/msg/Clearance"
+    );
+    assert_eq!(
+        s.recorded_topics["/fleet/status"],
+        "fieldproof_interfaces/msg/FleetStatus"
+    );
+    let s = fleet_with(
+        "type: leases_exclusive, vehicles: [quad2], clearance_topic: /station/answers, status_topic: /station/reports, tolerance_s: 250ms",
+        "record: { types: { /station/answers: fieldproof_interfaces/msg/Clearance, /station/reports: fieldproof_interfaces/msg/FleetStatus } }\n",
+    )
+    .unwrap();
+    assert_eq!(
+        s.assertions[0].check,
+        Check::LeasesExclusive {
+            vehicles: vec!["quad2".into()],
+            clearance_topic: "/station/answers".into(),
+            status_topic: "/station/reports".into(),
+            tolerance_s: 0.25,
+        }
+    );
+    assert!(s.recorded_topics.contains_key("/station/answers"));
+    for (written, refusal) in [
+        (
+            "",
+            "assertions[0].vehicles: empty (name the fleet's vehicles)",
+        ),
+        (
+            "vehicles: [quad1, quad9]",
+            "assertions[0].vehicles: \"quad9\" is not a vehicle of the scenario",
+        ),
+        (
+            "vehicles: [quad1, quad1]",
+            "assertions[0].vehicles: \"quad1\" is listed twice",
+        ),
+        (
+            "vehicles: [quad1], status_topic: fleet/status",
+            "assertions[0].status_topic: \"fleet/status\" is not a fully qualified topic name",
+        ),
+        (
+            "vehicles: [quad1], clearance_topic: /fleet/status",
+            "assertions[0].clearance_topic: \"/fleet/status\" is the status_topic too",
+        ),
+        (
+            "vehicles: [quad1], tolerance_s: -1s",
+            "assertions[0].tolerance_s",
+        ),
+        (
+            "vehicles: [quad1], max_m: 1",
+            "assertions[0].max_m: is not a field of leases_exclusive",
+        ),
+    ] {
+        let e = fleet_refusal(&format!("type: leases_exclusive, {written}"));
+        assert!(e.starts_with(refusal), "{written}: {e}");
+    }
+}
+
+#[test]
+fn pad_error() {
+    let s = fleet_with(
+        "name: pad_quad1, type: pad_error, vehicle: quad1, max_m: 0.5",
+        "",
+    )
+    .unwrap();
+    assert_eq!(
+        s.assertions[0].check,
+        Check::PadError {
+            vehicle: "quad1".into(),
+            status_topic: "/fleet/status".into(),
+            max_m: 0.5,
+            pad: None,
+        }
+    );
+    assert!(s.recorded_topics.contains_key("/fleet/status"));
+    // With the carrier's pad poses (typed by record.types here: no carrier in this
+    // scenario), recorded too.
+    let s = fleet_with(
+        "type: pad_error, vehicle: quad3, max_m: 0.4, pads_topic: /carrier/pads, pad_index: 2",
+        "record: { types: { /carrier/pads: geometry_msgs/msg/PoseArray } }\n",
+    )
+    .unwrap();
+    assert_eq!(
+        s.assertions[0].check,
+        Check::PadError {
+            vehicle: "quad3".into(),
+            status_topic: "/fleet/status".into(),
+            max_m: 0.4,
+            pad: Some(types::CarrierPad {
+                topic: "/carrier/pads".into(),
+                index: 2,
+            }),
+        }
+    );
+    assert_eq!(
+        s.recorded_topics["/carrier/pads"],
+        "geometry_msgs/msg/PoseArray"
+    );
+    for (written, refusal) in [
+        (
+            "vehicle: quad1",
+            "assertions[0].max_m: missing (required by pad_error)",
+        ),
+        (
+            "max_m: 0.5",
+            "assertions[0].vehicle: missing (required by pad_error)",
+        ),
+        (
+            "vehicle: quad9, max_m: 0.5",
+            "assertions[0].vehicle: \"quad9\" is not a vehicle of the scenario",
+        ),
+        (
+            "vehicle: quad1, max_m: 0",
+            "assertions[0].max_m: 0 must be above 0",
+        ),
+        (
+            "vehicle: quad1, max_m: 0.5, pads_topic: /carrier/pads",
+            "assertions[0].pad_index: missing (pads_topic needs it)",
+        ),
+        (
+            "vehicle: quad1, max_m: 0.5, pad_index: 0",
+            "assertions[0].pads_topic: missing (pad_index needs it)",
+        ),
+        (
+            "vehicle: quad1, max_m: 0.5, pads_topic: pads, pad_index: 0",
+            "assertions[0].pads_topic: \"pads\" is not a fully qualified topic name",
+        ),
+        (
+            "vehicle: quad1, max_m: 0.5, pads_topic: /carrier/pads, pad_index: -1",
+            "assertions[0].pad_index",
+        ),
+        (
+            "vehicle: quad1, max_m: 0.5, vehicles: [quad1]",
+            "assertions[0].vehicles: is not a field of pad_error",
+        ),
+    ] {
+        let e = fleet_refusal(&format!("type: pad_error, {written}"));
+        assert!(e.starts_with(refusal), "{written}: {e}");
+    }
 }

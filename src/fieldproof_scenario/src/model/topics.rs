@@ -101,21 +101,45 @@ pub fn mode_topic(v: &Vehicle) -> Option<String> {
 }
 
 /// Whether a recorded topic is one its publisher latches (a vehicle's supervisor mode and
-/// reason, its autopilot's status, its mission's completion, its failsafe's `link_state`):
+/// reason, its autopilot's status, its mission's completion, its failsafe's `link_state`,
+/// the fleet station's `/fleet/lease`):
 /// the recorder reads it reliably and transient-local, so no change is lost and the value
 /// published before the recorder joined is heard (the readiness wait behind a link needs
 /// link_monitor's one `link_state` true, published at its first heartbeat).
 pub fn is_latched(vehicles: &[Vehicle], topic: &str) -> bool {
-    vehicles.iter().any(|v| {
-        failsafe_state_topic(v).as_deref() == Some(topic)
-            || MISSION_TOPICS
-                .iter()
-                .any(|m| m.latched && topic == format!("{}/{}", v.topic_prefix(), m.topic))
-    })
+    topic == FLEET_LEASE_TOPIC
+        || vehicles.iter().any(|v| {
+            failsafe_state_topic(v).as_deref() == Some(topic)
+                || MISSION_TOPICS
+                    .iter()
+                    .any(|m| m.latched && topic == format!("{}/{}", v.topic_prefix(), m.topic))
+        })
 }
 
 /// The collision topic of the simulator.
 pub const COLLISIONS_TOPIC: &str = "/fieldproof/truth/collisions";
+
+/// The fleet's vehicles' reports to the fleet station (`fieldproof_fleet`):
+/// `leases_exclusive`'s and `pad_error`'s default.
+pub const FLEET_STATUS_TOPIC: &str = "/fleet/status";
+
+/// The fleet station's answers: `leases_exclusive`'s default.
+pub const FLEET_CLEARANCE_TOPIC: &str = "/fleet/clearance";
+
+/// The fleet's topics (`fieldproof_fleet`, absolute) and their types: a scenario records any
+/// of them without `record.types`.
+const FLEET_TOPICS: [(&str, &str); 4] = [
+    (FLEET_STATUS_TOPIC, "fieldproof_interfaces/msg/FleetStatus"),
+    (FLEET_CLEARANCE_TOPIC, "fieldproof_interfaces/msg/Clearance"),
+    (
+        "/fleet/clearance_request",
+        "fieldproof_interfaces/msg/ClearanceRequest",
+    ),
+    (FLEET_LEASE_TOPIC, "std_msgs/msg/String"),
+];
+
+/// The fleet station's book, latched (recorded reliable and transient-local).
+const FLEET_LEASE_TOPIC: &str = "/fleet/lease";
 
 /// The truth pose topic of a vehicle (namespace label).
 pub fn truth_topic(label: &str) -> String {
@@ -159,6 +183,9 @@ pub fn known_types(vehicles: &[Vehicle], network: bool) -> BTreeMap<String, Stri
     }
     m.insert(COLLISIONS_TOPIC.into(), "std_msgs/msg/String".into());
     m.insert("/clock".into(), "rosgraph_msgs/msg/Clock".into());
+    for (t, ty) in FLEET_TOPICS {
+        m.insert(t.into(), ty.into());
+    }
     if network {
         m.insert(NETWORK_TOPIC.into(), "std_msgs/msg/String".into());
     }
