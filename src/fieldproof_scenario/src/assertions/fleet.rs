@@ -12,6 +12,12 @@
 //! abandoned: for a launch lease MISSION or a later phase, or ABORTED; for a land lease
 //! LANDED, ABORTED, or WAITING_LAND after LANDING (the vehicle gave the lease up).
 //!
+//! Both read the recording up to the window's end: the leases and the touchdown's LANDING
+//! from before the window too, while what must hold (the violations, the reports required, the
+//! touchdown) is taken in the window. A window that starts with the timeline (no `entry`, no
+//! `after_s`) starts with the bring-up: the fleet flies as soon as its nodes are up, so a
+//! launch may be granted before the timeline starts.
+//!
 //! Times are the messages' `header.stamp` (simulation time). They are shown as seconds of
 //! the timeline: the stamps less the simulation time at the timeline's start, taken as the
 //! largest stamp less reception time among the samples read (a message is received after it
@@ -27,6 +33,42 @@ use std::collections::{BTreeMap, BTreeSet};
 
 /// How many violations a failure names (run.json's `observed` lists them all).
 const NAMED_VIOLATIONS: usize = 3;
+
+/// What of the recording a fleet check reads (see the module documentation).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Span {
+    /// The window's start (s of the timeline).
+    pub lo: f64,
+    /// Its end.
+    pub hi: f64,
+    /// The window starts with the bring-up (it starts with the timeline).
+    pub bring_up: bool,
+}
+
+impl Span {
+    /// Where what must hold is taken from.
+    fn from(&self) -> f64 {
+        if self.bring_up {
+            f64::NEG_INFINITY
+        } else {
+            self.lo
+        }
+    }
+
+    /// The samples of `topic` up to the window's end.
+    fn until_end<'a>(&self, store: &'a Store, topic: &str) -> Vec<&'a (f64, Json)> {
+        store
+            .samples(topic)
+            .iter()
+            .filter(|(t, _)| *t <= self.hi)
+            .collect()
+    }
+
+    /// Whether a sample received at `t` is in the window.
+    fn holds_at(&self, t: f64) -> bool {
+        t >= self.from() && t <= self.hi
+    }
+}
 
 /// A phase's name as the `.msg` file spells it (`CLIMBING`).
 fn phase_name(phase: u8) -> String {
@@ -213,17 +255,18 @@ fn violations_failure(violations: &[(f64, String)]) -> Option<String> {
 }
 
 /// What a `leases_exclusive` check found: the station's answers on `clearance_topic` and
-/// the vehicles' reports on `status_topic` in the window `(lo, hi)`; `vehicles` must each
-/// have climbed and landed under a lease.
+/// the vehicles' reports on `status_topic` in `span`; `vehicles` must each have climbed and
+/// landed under a lease.
 pub(super) fn leases_exclusive(
     store: &Store,
     vehicles: &[String],
     (clearance_topic, status_topic): (&str, &str),
     tolerance_s: f64,
-    (lo, hi): (f64, f64),
+    span: Span,
 ) -> Found {
-    let answer_samples: Vec<&(f64, Json)> = store.window(clearance_topic, lo, hi).collect();
-    let report_samples: Vec<&(f64, Json)> = store.window(status_topic, lo, hi).collect();
+    let (lo, hi) = (span.lo, span.hi);
+    let answer_samples = span.until_end(store, clearance_topic);
+    let report_samples = span.until_end(store, status_topic);
     let answers: Vec<Answer> = answer_samples
         .iter()
         .filter_map(|(t, m)| Answer::read(*t, m))
@@ -246,9 +289,10 @@ pub(super) fn leases_exclusive(
     let unreadable = |topic: &str, n: usize, what: &str| {
         format!("none of the {n} samples of {topic} between {lo:.2} s and {hi:.2} s is {what} with a header.stamp")
     };
+    let in_window = |r: &Report| span.holds_at(r.received);
     let cannot = if answer_samples.is_empty() {
         Some(no_samples(clearance_topic, lo, hi))
-    } else if report_samples.is_empty() {
+    } else if !report_samples.iter().any(|(t, _)| span.holds_at(*t)) {
         Some(no_samples(status_topic, lo, hi))
     } else if answers.is_empty() {
         Some(unreadable(
@@ -256,7 +300,7 @@ pub(super) fn leases_exclusive(
             answer_samples.len(),
             "a clearance",
         ))
-    } else if reports.is_empty() {
+    } else if !reports.iter().any(|(_, r)| in_window(r)) {
         Some(unreadable(
             status_topic,
             report_samples.len(),
@@ -329,7 +373,7 @@ pub(super) fn leases_exclusive(
     for (i, a) in leases.iter().enumerate() {
         for b in leases.iter().skip(i + 1).filter(|b| b.vehicle != a.vehicle) {
             let overlap = a.to.min(b.to) - a.from.max(b.from);
-            if overlap > tolerance_s {
+            if overlap > tolerance_s && span.holds_at(shown(a.to.min(b.to)).min(hi)) {
                 violations.push((
                     b.from,
                     format!(
@@ -369,7 +413,10 @@ pub(super) fn leases_exclusive(
                 ));
             }
         };
-        for (at, r) in reports.iter().filter(|(_, r)| r.vehicle == *vehicle) {
+        for (at, r) in reports
+            .iter()
+            .filter(|(_, r)| r.vehicle == *vehicle && in_window(r))
+        {
             let outside = Kind::needed_for(r.phase).is_some_and(|kind| !covered(*at, r, kind));
             let continues = matches!(run, Some((phase, ..)) if phase == r.phase);
             if !outside {
@@ -390,9 +437,9 @@ pub(super) fn leases_exclusive(
     let mut per_vehicle = serde_json::Map::new();
     for vehicle in vehicles {
         let under = |phase: u8, kind: Kind| {
-            reports
-                .iter()
-                .any(|(at, r)| r.vehicle == *vehicle && r.phase == phase && covered(*at, r, kind))
+            reports.iter().any(|(at, r)| {
+                r.vehicle == *vehicle && r.phase == phase && in_window(r) && covered(*at, r, kind)
+            })
         };
         let climbed = under(FleetStatus::PHASE_CLIMBING, Kind::Launch);
         let landed = under(FleetStatus::PHASE_LANDED, Kind::Land);
@@ -520,20 +567,22 @@ fn truth_from_pad(
     ))
 }
 
-/// What a `pad_error` check found: `vehicle`'s reports on `status_topic` in the window
-/// `(lo, hi)`, its touchdown (its first LANDED report after a LANDING one) and there its
-/// reported `pad_error_m`, and, given its pad, its truth (on `truth_topic`) against the
-/// pad's pose at the same simulation time.
+/// What a `pad_error` check found: `vehicle`'s reports on `status_topic`, its touchdown in
+/// `span` (its first LANDED report there after a LANDING one) and there its reported
+/// `pad_error_m`, and, given its pad, its truth (on `truth_topic`) against the pad's pose at
+/// the same simulation time.
 pub(super) fn pad_error(
     store: &Store,
     (vehicle, truth_topic): (&str, &str),
     status_topic: &str,
     max_m: f64,
     pad: Option<&CarrierPad>,
-    (lo, hi): (f64, f64),
+    span: Span,
 ) -> Found {
-    let samples: Vec<&(f64, Json)> = store.window(status_topic, lo, hi).collect();
-    let mine: Vec<Report> = samples
+    let (lo, hi) = (span.lo, span.hi);
+    let all = span.until_end(store, status_topic);
+    let in_window = all.iter().filter(|(t, _)| span.holds_at(*t)).count();
+    let mine: Vec<Report> = all
         .iter()
         .filter_map(|(t, m)| Report::read(*t, m))
         .filter(|r| r.vehicle == vehicle)
@@ -541,7 +590,7 @@ pub(super) fn pad_error(
     let mut landing_seen = false;
     let touchdown = mine.iter().find(|r| {
         landing_seen |= r.phase == FleetStatus::PHASE_LANDING;
-        r.phase == FleetStatus::PHASE_LANDED && landing_seen
+        r.phase == FleetStatus::PHASE_LANDED && landing_seen && span.holds_at(r.received)
     });
     let mut observed = json!({
         "vehicle": vehicle,
@@ -554,7 +603,7 @@ pub(super) fn pad_error(
         "truth": Json::Null,
     });
     let Some(touchdown) = touchdown else {
-        let failure = if samples.is_empty() {
+        let failure = if in_window == 0 {
             no_samples(status_topic, lo, hi)
         } else if let Some(last) = mine.last() {
             format!(
@@ -564,8 +613,7 @@ pub(super) fn pad_error(
             )
         } else {
             format!(
-                "{vehicle} never landed: none of the {} samples of {status_topic} between {lo:.2} s and {hi:.2} s is a report of it",
-                samples.len()
+                "{vehicle} never landed: none of the {in_window} samples of {status_topic} between {lo:.2} s and {hi:.2} s is a report of it"
             )
         };
         return Found {

@@ -208,6 +208,12 @@ pub fn evaluate_one(a: &Assertion, ev: &Evidence) -> Outcome {
     if windowed {
         out.window_s = Some([lo, hi]);
     }
+    // The fleet's checks read a window that starts with the timeline from the bring-up on.
+    let fleet_span = fleet::Span {
+        lo,
+        hi,
+        bring_up: a.window.entry.is_none() && a.window.after_s == 0.0,
+    };
     let fail = |out: &mut Outcome, why: String| {
         out.passed = false;
         out.reason = Some(format!("assertion {}: {why}", a.name));
@@ -499,7 +505,7 @@ pub fn evaluate_one(a: &Assertion, ev: &Evidence) -> Outcome {
                 vehicles,
                 (clearance_topic, status_topic),
                 *tolerance_s,
-                (lo, hi),
+                fleet_span,
             );
             conclude(&mut out, found, &fail);
         }
@@ -515,7 +521,7 @@ pub fn evaluate_one(a: &Assertion, ev: &Evidence) -> Outcome {
                 status_topic,
                 *max_m,
                 pad.as_ref(),
-                (lo, hi),
+                fleet_span,
             );
             conclude(&mut out, found, &fail);
         }

@@ -1042,6 +1042,10 @@ fn without(s: &Store, topic: &str, drop: impl Fn(&serde_json::Value) -> bool) ->
 }
 
 fn eval_fleet(name: &str, check: Check, s: &Store) -> Outcome {
+    eval_fleet_in(name, check, s, window(false, false, 0.0, None))
+}
+
+fn eval_fleet_in(name: &str, check: Check, s: &Store, w: Window) -> Outcome {
     let tl = timeline_drop_at_10_for_30();
     let truth = vec![(
         "quad1".to_string(),
@@ -1058,20 +1062,23 @@ fn eval_fleet(name: &str, check: Check, s: &Store) -> Outcome {
         &Assertion {
             name: name.into(),
             check,
-            window: window(false, false, 0.0, None),
+            window: w,
         },
         &ev,
     )
 }
 
-fn leases(s: &Store) -> Outcome {
-    let check = Check::LeasesExclusive {
+fn leases_check() -> Check {
+    Check::LeasesExclusive {
         vehicles: vec!["quad1".into(), "quad2".into(), "quad3".into()],
         clearance_topic: "/fleet/clearance".into(),
         status_topic: "/fleet/status".into(),
         tolerance_s: 0.5,
-    };
-    eval_fleet("leases", check, s)
+    }
+}
+
+fn leases(s: &Store) -> Outcome {
+    eval_fleet("leases", leases_check(), s)
 }
 
 #[test]
@@ -1379,4 +1386,37 @@ fn pad_error_fails_without_a_report_or_a_touchdown() {
         o.reason.unwrap(),
         "assertion pad: no samples of /fleet/status between 0.00 s and 59.90 s"
     );
+}
+
+#[test]
+fn leases_from_the_bring_up_count() {
+    // The station grants quad1's launch 3 s before the timeline starts (the fleet flies as
+    // soon as its nodes are up); quad1 climbs into the timeline.
+    let mut s = Store::new();
+    Manoeuvre::new("quad1", LAUNCH, 1, (-3.0, 2.0)).fly(&mut s);
+    Manoeuvre::new("quad2", LAUNCH, 2, (6.0, 10.0)).fly(&mut s);
+    Manoeuvre::new("quad3", LAUNCH, 3, (11.0, 15.0)).fly(&mut s);
+    Manoeuvre::new("quad1", LAND, 4, (20.0, 24.0)).fly(&mut s);
+    Manoeuvre::new("quad2", LAND, 5, (25.0, 29.0)).fly(&mut s);
+    Manoeuvre::new("quad3", LAND, 6, (30.0, 34.0)).fly(&mut s);
+    let o = leases(&s);
+    assert!(o.passed, "{o:?}");
+    assert_eq!(o.observed["leases"][0]["from_s"], -3.0);
+    // A second grant during the bring-up, to quad2, is caught by the window that starts with
+    // the timeline...
+    grant(&mut s, -2.0, "quad2", LAUNCH, 7);
+    let o = leases(&s);
+    assert!(o
+        .reason
+        .unwrap()
+        .contains("quad2's launch lease 7 granted at -2.00 s while quad1's launch lease 1 was in force (-3.00 s to 2.00 s)"));
+    // ...not by one from 1 s on, which still knows quad1's lease from before it: its climb
+    // at 1.2 and 1.7 s is under it.
+    let o = eval_fleet_in(
+        "leases",
+        leases_check(),
+        &s,
+        window(false, false, 1.0, None),
+    );
+    assert!(o.passed, "{o:?}");
 }

@@ -1104,3 +1104,35 @@ fn pad_error() {
         assert!(e.starts_with(refusal), "{written}: {e}");
     }
 }
+
+#[test]
+fn pad_error_knows_the_pads_of_the_scenarios_carrier() {
+    let with_index = |index: usize| {
+        let f = tempfile::Builder::new()
+            .prefix(".test_model_")
+            .suffix(".yaml")
+            .tempfile_in(scenarios_dir())
+            .unwrap();
+        std::fs::write(
+            f.path(),
+            format!(
+                "name: t\nworld: ../../worlds/depot.yaml\nvehicles:\n  - {{ name: carrier, manifest: ../../robots/carrier_ref/robot.yaml, pose: {{ xyz: [0, 10, 0] }}, stack: none }}\n  - {{ name: quad1, manifest: ../../robots/quad_ref/robot.yaml, spawn: {{ pad: carrier/pad_2 }} }}\nassertions:\n  - {{ type: pad_error, max_m: 0.4, vehicle: quad1, pads_topic: /carrier/pads, pad_index: {index} }}\n"
+            ),
+        )
+        .unwrap();
+        load(f.path())
+    };
+    // The carrier's pads are typed by its contract: no record.types.
+    let s = with_index(2).unwrap();
+    assert_eq!(
+        s.recorded_topics["/carrier/pads"],
+        "geometry_msgs/msg/PoseArray"
+    );
+    let e = with_index(3).unwrap_err().to_string();
+    assert!(
+        e.ends_with(
+            "assertions[0].pad_index: 3 is not a pad of /carrier/pads (pads: 0 pad_0, 1 pad_1, 2 pad_2)"
+        ),
+        "{e}"
+    );
+}
