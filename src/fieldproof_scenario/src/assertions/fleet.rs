@@ -47,7 +47,7 @@ pub(super) struct Span {
 
 impl Span {
     /// Where what must hold is taken from.
-    fn from(&self) -> f64 {
+    fn holds_from(&self) -> f64 {
         if self.bring_up {
             f64::NEG_INFINITY
         } else {
@@ -66,7 +66,7 @@ impl Span {
 
     /// Whether a sample received at `t` is in the window.
     fn holds_at(&self, t: f64) -> bool {
-        t >= self.from() && t <= self.hi
+        t >= self.holds_from() && t <= self.hi
     }
 }
 

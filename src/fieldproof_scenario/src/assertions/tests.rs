@@ -893,6 +893,7 @@ use crate::model::types::CarrierPad;
 use fieldproof_msgs::builtin_interfaces::Time;
 use fieldproof_msgs::fieldproof_interfaces::{Clearance, ClearanceRequest, FleetStatus};
 use fieldproof_msgs::geometry_msgs::{Point, Pose, PoseArray, PoseStamped};
+use fieldproof_msgs::std_msgs::Header;
 
 const LAUNCH: u8 = ClearanceRequest::KIND_LAUNCH;
 const LAND: u8 = ClearanceRequest::KIND_LAND;
@@ -902,21 +903,30 @@ fn sim(t: f64) -> Time {
     Time::from_secs_f64(t + 100.0)
 }
 
+/// A header stamped at `t` s of the timeline, in the world frame.
+fn header(t: f64) -> Header {
+    Header {
+        stamp: sim(t),
+        frame_id: "world".into(),
+    }
+}
+
 /// A vehicle's report at `t`, received at once.
 fn report(s: &mut Store, t: f64, vehicle: &str, phase: u8, pad_error_m: f64) {
-    let mut m = FleetStatus {
+    let m = FleetStatus {
+        header: header(t),
         vehicle: vehicle.into(),
         phase,
         pad_error_m,
         ..FleetStatus::default()
     };
-    m.header.stamp = sim(t);
     s.push("/fleet/status", t, serde_json::to_value(&m).unwrap());
 }
 
 /// A grant (or renewal) of lease `id` at `t`, expiring 2 s later.
 fn grant(s: &mut Store, t: f64, vehicle: &str, kind: u8, id: u32) {
-    let mut m = Clearance {
+    let m = Clearance {
+        header: header(t),
         vehicle: vehicle.into(),
         kind,
         request_id: id,
@@ -926,7 +936,6 @@ fn grant(s: &mut Store, t: f64, vehicle: &str, kind: u8, id: u32) {
         reason: "granted".into(),
         ..Clearance::default()
     };
-    m.header.stamp = sim(t);
     s.push("/fleet/clearance", t, serde_json::to_value(&m).unwrap());
 }
 
@@ -1242,12 +1251,12 @@ fn leases_without_answers_or_reports_cannot_be_evaluated() {
     // Refusals only: no vehicle flew under a lease.
     let mut s = Store::new();
     report(&mut s, 1.0, "quad1", FleetStatus::PHASE_WAITING_LAUNCH, 0.0);
-    let mut refusal = Clearance {
+    let refusal = Clearance {
+        header: header(1.0),
         vehicle: "quad1".into(),
         reason: "quad2 holds the launch lease".into(),
         ..Clearance::default()
     };
-    refusal.header.stamp = sim(1.0);
     s.push(
         "/fleet/clearance",
         1.0,
@@ -1268,25 +1277,31 @@ fn landing_on_the_carrier(off_m: f64) -> Store {
     let pad0 = |t: f64| 1.0 + 0.5 * t;
     for i in 0..600 {
         let t = i as f64 * 0.1;
-        let mut pads = PoseArray::default();
-        pads.header.stamp = sim(t);
-        for (x, y) in [(pad0(t), 0.0), (pad0(t) - 1.2, 0.8), (pad0(t) - 1.2, -0.8)] {
-            pads.poses.push(Pose {
-                position: Point { x, y, z: 1.2 },
-                ..Pose::default()
-            });
-        }
+        let pads = PoseArray {
+            header: header(t),
+            poses: [(pad0(t), 0.0), (pad0(t) - 1.2, 0.8), (pad0(t) - 1.2, -0.8)]
+                .into_iter()
+                .map(|(x, y)| Pose {
+                    position: Point { x, y, z: 1.2 },
+                    ..Pose::default()
+                })
+                .collect(),
+        };
         s.push("/carrier/pads", t, serde_json::to_value(&pads).unwrap());
     }
     for i in 0..3000 {
         let t = i as f64 * 0.02;
-        let mut truth = PoseStamped::default();
-        truth.header.stamp = sim(t);
         let y = if t >= 23.0 { off_m } else { 3.0 };
-        truth.pose.position = Point {
-            x: pad0(t),
-            y,
-            z: 1.3,
+        let truth = PoseStamped {
+            header: header(t),
+            pose: Pose {
+                position: Point {
+                    x: pad0(t),
+                    y,
+                    z: 1.3,
+                },
+                ..Pose::default()
+            },
         };
         s.push(
             "/fieldproof/truth/quad1/pose",
