@@ -102,7 +102,7 @@ pub fn mode_topic(v: &Vehicle) -> Option<String> {
 
 /// Whether a recorded topic is one its publisher latches (a vehicle's supervisor mode and
 /// reason, its autopilot's status, its mission's completion, its failsafe's `link_state`,
-/// the fleet station's `/fleet/lease`):
+/// the fleet station's `/fleet/lease`, a fleet quad's `fleet/phase`):
 /// the recorder reads it reliably and transient-local, so no change is lost and the value
 /// published before the recorder joined is heard (the readiness wait behind a link needs
 /// link_monitor's one `link_state` true, published at its first heartbeat).
@@ -110,6 +110,7 @@ pub fn is_latched(vehicles: &[Vehicle], topic: &str) -> bool {
     topic == FLEET_LEASE_TOPIC
         || vehicles.iter().any(|v| {
             failsafe_state_topic(v).as_deref() == Some(topic)
+                || (is_multirotor(v) && topic == format!("{}/{FLEET_PHASE_TOPIC}", v.topic_prefix()))
                 || MISSION_TOPICS
                     .iter()
                     .any(|m| m.latched && topic == format!("{}/{}", v.topic_prefix(), m.topic))
@@ -141,6 +142,10 @@ const FLEET_TOPICS: [(&str, &str); 4] = [
 /// The fleet station's book, latched (recorded reliable and transient-local).
 const FLEET_LEASE_TOPIC: &str = "/fleet/lease";
 
+/// A fleet quad's phase (relative to its namespace; `std_msgs/msg/String`, latched by its
+/// `fleet_adapter`): a timeline's `when:` trigger (`WAITING_LAND`) and a recordable topic.
+pub const FLEET_PHASE_TOPIC: &str = "fleet/phase";
+
 /// The truth pose topic of a vehicle (namespace label).
 pub fn truth_topic(label: &str) -> String {
     format!("/fieldproof/truth/{label}/pose")
@@ -171,6 +176,10 @@ pub fn known_types(vehicles: &[Vehicle], network: bool) -> BTreeMap<String, Stri
         for t in &MISSION_TOPICS {
             m.entry(format!("{ns}/{}", t.topic))
                 .or_insert_with(|| t.ros_type.to_string());
+        }
+        if is_multirotor(v) {
+            m.entry(format!("{ns}/{FLEET_PHASE_TOPIC}"))
+                .or_insert_with(|| "std_msgs/msg/String".to_string());
         }
         // Where the ground station publishes it (an absolute topic stays absolute).
         if let Some(hb) = heartbeat_topic(v) {
