@@ -194,6 +194,13 @@ pub fn plan(
         argv.push("--vehicle".into());
         argv.push(spec);
     }
+    if let Some(rate) = s.raw.clock_rate_hz {
+        argv.extend([
+            "--ros-args".into(),
+            "-p".into(),
+            format!("clock_rate_hz:={rate:?}"),
+        ]);
+    }
     out.push(ProcSpec {
         name: "simulator".into(),
         vehicle: None,
@@ -426,6 +433,7 @@ mod tests {
             "link_monitor",
             "ground_station",
             "goal_driver",
+            "fieldproof",
         ] {
             let p = dir.join(e);
             std::fs::write(&p, "#!/bin/sh\n").unwrap();
@@ -660,5 +668,35 @@ mod tests {
         assert!(e
             .to_string()
             .starts_with("executable fieldproof_sim of package fieldproof_sim not found"));
+    }
+
+    /// The fleet: quads on the carrier's pads (the simulator's `pad=`), the scenario's clock
+    /// rate to the simulator, each quad's spawn pose (its pad's) to its launch file.
+    #[test]
+    fn plan_of_the_fleet() {
+        let s = crate::model::load(&repo_root().join("config/scenarios/fleet_carrier.yaml"))
+            .unwrap();
+        let bin = tempfile::tempdir().unwrap();
+        let p = plan(
+            &s,
+            &PlanInput {
+                dir: Path::new("/runs/f"),
+                seed: 7,
+                real_time_factor: 0.25,
+                vehicle_netns: vec![None; 4],
+                radio: None,
+                world_netns: None,
+            },
+            &fake_exes(bin.path()),
+        )
+        .unwrap();
+        let sim = &p[0].argv;
+        assert!(sim.iter().any(|a| a.starts_with("ns=carrier,") && a.ends_with(",spawn=spawn_carrier")));
+        assert!(sim.iter().any(|a| a.starts_with("ns=quad2,") && a.ends_with(",pad=carrier/pad_1")));
+        assert!(sim.ends_with(&["--ros-args".into(), "-p".into(), "clock_rate_hz:=200.0".into()]), "{sim:?}");
+        let quad2 = p.iter().find(|x| x.name == "quad2/stack").unwrap();
+        for arg in ["spawn_x_m:=-0.2", "spawn_y_m:=0.8", "spawn_yaw_deg:=0.0", "spawn_yaw_rad:=0.0", "pad_index:=1"] {
+            assert!(quad2.argv.contains(&arg.to_string()), "{arg} in {:?}", quad2.argv);
+        }
     }
 }

@@ -205,6 +205,7 @@ pub fn parse_raw(file: &Path, text: &str) -> Result<RawScenario, ScenarioError> 
         seed: doc.seed,
         real_time_factor: doc.real_time_factor,
         duration_s: doc.duration_s,
+        clock_rate_hz: doc.clock_rate_hz,
         vehicles: doc.vehicles,
         network: doc.network,
         timeline,
@@ -261,6 +262,14 @@ pub fn validate(file: &Path, raw: RawScenario) -> Result<Scenario, ScenarioError
     if let Some(r) = raw.real_time_factor {
         if !(r.is_finite() && (0.0..=1000.0).contains(&r)) {
             return Err(ctx.err("real_time_factor", format!("{r} is not in 0 to 1000")));
+        }
+    }
+    if let Some(rate) = raw.clock_rate_hz {
+        if !(rate.is_finite() && (1.0..=1000.0).contains(&rate)) {
+            return Err(ctx.err(
+                "clock_rate_hz",
+                format!("{rate} is not in 1 to 1000 (the simulator steps at 1000 Hz)"),
+            ));
         }
     }
     let duration_s = raw.duration_s.map(Secs::get).unwrap_or(60.0);

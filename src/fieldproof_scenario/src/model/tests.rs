@@ -1136,3 +1136,66 @@ fn pad_error_knows_the_pads_of_the_scenarios_carrier() {
         "{e}"
     );
 }
+
+#[test]
+fn the_clock_rate_is_between_one_hertz_and_the_step_rate() {
+    let s = load_text("clock_rate_hz: 200\n").unwrap();
+    assert_eq!(s.raw.clock_rate_hz, Some(200.0));
+    for bad in ["0.5", "2000", ".nan"] {
+        let e = load_text(&format!("clock_rate_hz: {bad}\n"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("clock_rate_hz: ") && e.contains("is not in 1 to 1000"),
+            "{bad}: {e}"
+        );
+    }
+}
+
+/// A scenario on the open field: the carrier first, then `quad` (its fields after the name
+/// and manifest).
+fn load_fleet(quad: &str) -> Result<Scenario, ScenarioError> {
+    let f = tempfile::Builder::new()
+        .prefix(".test_model_")
+        .suffix(".yaml")
+        .tempfile_in(scenarios_dir())
+        .unwrap();
+    std::fs::write(
+        f.path(),
+        format!(
+            "name: t\nworld: ../../worlds/open_field.yaml\nvehicles:\n  \
+             - {{ name: carrier, manifest: ../../robots/carrier_ref/robot.yaml, spawn: spawn_carrier, stack: none }}\n  \
+             - {{ name: quad1, {quad}, stack: none }}\n"
+        ),
+    )
+    .unwrap();
+    load(f.path())
+}
+
+#[test]
+fn a_multirotor_starts_on_a_pad_of_a_carrier_listed_before_it() {
+    let quad = "manifest: ../../robots/quad_ref/robot.yaml";
+    let s = load_fleet(&format!("{quad}, spawn: {{ pad: carrier/pad_1 }}")).unwrap();
+    let on_pad = &s.vehicles[1];
+    assert_eq!(
+        (on_pad.pad.as_deref(), on_pad.spawn.as_deref()),
+        (Some("carrier/pad_1"), None)
+    );
+    // The carrier stands at the origin heading east: pad_1 is at (-0.2, 0.8) on its 1.2 m deck.
+    assert_eq!(on_pad.pose.xyz, [-0.2, 0.8, 1.2]);
+    assert_eq!(on_pad.pose.yaw_deg, 0.0);
+
+    let e = load_fleet(&format!("{quad}, spawn: {{ pad: carrier/pad_7 }}"))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("vehicles[1].spawn.pad")
+            && e.contains("\"carrier/pad_7\" is not a pad")
+            && e.contains("carrier/pad_0, carrier/pad_1, carrier/pad_2"),
+        "{e}"
+    );
+    let e = load_fleet("manifest: ../../robots/ugv_ref/robot.yaml, spawn: { pad: carrier/pad_0 }")
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("only a multirotor starts on a pad"), "{e}");
+}
