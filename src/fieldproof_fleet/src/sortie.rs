@@ -224,7 +224,9 @@ impl Sortie {
                 None => Target::Hold(observed.position),
             },
             Phase::Landing => match led_pad {
-                Some(pad) => Target::Point([pad[0], pad[1], pad[2] - self.config.touchdown_below_m]),
+                Some(pad) => {
+                    Target::Point([pad[0], pad[1], pad[2] - self.config.touchdown_below_m])
+                }
                 None => Target::Hold(observed.position),
             },
         };
@@ -330,7 +332,11 @@ mod tests {
         s.on_answer(&grant(2, Kind::Land, 45 * S), 40 * S);
         let step = s.step(&seen([32.0, 0.0, 8.0], [32.0, 0.0, 1.2]), 41 * S);
         assert_eq!(step.phase, Phase::Landing);
-        assert_eq!(step.target, Target::Point([33.0, 0.0, 0.7]), "led, below the deck");
+        assert_eq!(
+            step.target,
+            Target::Point([33.0, 0.0, 0.7]),
+            "led, below the deck"
+        );
         let mut down = seen([33.0, 0.0, 1.3], [33.0, 0.0, 1.2]);
         down.landed = true;
         let step = s.step(&down, 44 * S);

@@ -171,7 +171,8 @@ fn the_station_grants_one_lease_at_a_time_and_holds_an_expired_one_until_its_veh
         )?;
         let status_pub =
             node.publisher::<FleetStatus>("/fleet/status", qos::default().keep_last(50))?;
-        let answers = node.subscription::<Clearance>("/fleet/clearance", qos::default().keep_last(50))?;
+        let answers =
+            node.subscription::<Clearance>("/fleet/clearance", qos::default().keep_last(50))?;
         let states = node.subscription::<std_msgs::String>("/fleet/lease", qos::latched())?;
         for publisher in [odom_pub.topic(), request_pub.topic(), status_pub.topic()] {
             eprintln!("waiting for the station on {publisher}");
@@ -184,33 +185,71 @@ fn the_station_grants_one_lease_at_a_time_and_holds_an_expired_one_until_its_veh
         // The carrier stands at the origin (deck top at 1.2 m).
         odom_pub.publish(Odometry::default())?;
 
-        request_pub.publish(request("quad1", ClearanceRequest::KIND_LAUNCH, 1, clock.now()))?;
+        request_pub.publish(request(
+            "quad1",
+            ClearanceRequest::KIND_LAUNCH,
+            1,
+            clock.now(),
+        ))?;
         let granted = answer_for(&answers, "quad1").await;
         assert!(granted.granted, "{granted:?}");
         assert_eq!((granted.request_id, granted.lease_id), (1, 1));
         assert_eq!(nanos_from_time(granted.expires), 15 * S);
-        assert!(lease_state(&states, "HELD quad1").await.contains("launch 1"));
+        assert!(lease_state(&states, "HELD quad1")
+            .await
+            .contains("launch 1"));
 
-        request_pub.publish(request("quad2", ClearanceRequest::KIND_LAUNCH, 1, clock.now()))?;
+        request_pub.publish(request(
+            "quad2",
+            ClearanceRequest::KIND_LAUNCH,
+            1,
+            clock.now(),
+        ))?;
         let refused = answer_for(&answers, "quad2").await;
         assert!(!refused.granted && refused.lease_id == 0, "{refused:?}");
         assert!(refused.reason.contains("held by quad1"), "{refused:?}");
 
-        request_pub.publish(request("quad9", ClearanceRequest::KIND_LAUNCH, 1, clock.now()))?;
+        request_pub.publish(request(
+            "quad9",
+            ClearanceRequest::KIND_LAUNCH,
+            1,
+            clock.now(),
+        ))?;
         let stranger = answer_for(&answers, "quad9").await;
-        assert!(!stranger.granted && stranger.reason.contains("quad9"), "{stranger:?}");
+        assert!(
+            !stranger.granted && stranger.reason.contains("quad9"),
+            "{stranger:?}"
+        );
         request_pub.publish(request("quad2", 7, 2, clock.now()))?;
         let bad_kind = answer_for(&answers, "quad2").await;
-        assert!(!bad_kind.granted && bad_kind.reason.contains("kind: 7"), "{bad_kind:?}");
+        assert!(
+            !bad_kind.granted && bad_kind.reason.contains("kind: 7"),
+            "{bad_kind:?}"
+        );
 
         // Climbing over the deck: still held. In its layer, clear of the deck: released.
         clock.advance_to(12 * S).await;
-        status_pub.publish(status("quad1", FleetStatus::PHASE_CLIMBING, [1.0, 0.0, 3.0], clock.now()))?;
+        status_pub.publish(status(
+            "quad1",
+            FleetStatus::PHASE_CLIMBING,
+            [1.0, 0.0, 3.0],
+            clock.now(),
+        ))?;
         clock.advance_to(13 * S).await;
-        status_pub.publish(status("quad1", FleetStatus::PHASE_MISSION, [10.0, 8.0, 6.0], clock.now()))?;
+        status_pub.publish(status(
+            "quad1",
+            FleetStatus::PHASE_MISSION,
+            [10.0, 8.0, 6.0],
+            clock.now(),
+        ))?;
         lease_state(&states, "FREE").await;
 
-        request_pub.publish(request("quad2", ClearanceRequest::KIND_LAUNCH, 3, clock.now()))?;
+        request_pub.publish(request(
+            "quad2",
+            ClearanceRequest::KIND_LAUNCH,
+            3,
+            clock.now(),
+        ))?;
         let second = answer_for(&answers, "quad2").await;
         assert!(second.granted && second.lease_id == 2, "{second:?}");
 
@@ -218,14 +257,32 @@ fn the_station_grants_one_lease_at_a_time_and_holds_an_expired_one_until_its_veh
         clock.advance_to(19 * S).await;
         let expired = lease_state(&states, "EXPIRED quad2").await;
         assert!(expired.contains("reserved until 28.00"), "{expired}");
-        request_pub.publish(request("quad1", ClearanceRequest::KIND_LAND, 4, clock.now()))?;
+        request_pub.publish(request(
+            "quad1",
+            ClearanceRequest::KIND_LAND,
+            4,
+            clock.now(),
+        ))?;
         let held_back = answer_for(&answers, "quad1").await;
-        assert!(!held_back.granted && held_back.reason.contains("quad2"), "{held_back:?}");
+        assert!(
+            !held_back.granted && held_back.reason.contains("quad2"),
+            "{held_back:?}"
+        );
 
         // quad2 seen clear of the carrier: the pad is free again.
-        status_pub.publish(status("quad2", FleetStatus::PHASE_MISSION, [20.0, -5.0, 8.0], clock.now()))?;
+        status_pub.publish(status(
+            "quad2",
+            FleetStatus::PHASE_MISSION,
+            [20.0, -5.0, 8.0],
+            clock.now(),
+        ))?;
         lease_state(&states, "FREE").await;
-        request_pub.publish(request("quad1", ClearanceRequest::KIND_LAND, 5, clock.now()))?;
+        request_pub.publish(request(
+            "quad1",
+            ClearanceRequest::KIND_LAND,
+            5,
+            clock.now(),
+        ))?;
         let land = answer_for(&answers, "quad1").await;
         assert!(land.granted && land.lease_id == 3, "{land:?}");
         node.shutdown();
@@ -319,7 +376,12 @@ fn the_adapter_waits_for_its_launch_lease_then_hands_the_supervisor_the_planners
             node.subscription::<FleetStatus>("/fleet/status", qos::default().keep_last(50))?;
         let targets = node.subscription::<PoseStamped>("/quad1/mission/target", qos::latched())?;
         let goals = node.subscription::<PoseStamped>("/quad1/goal_pose", qos::latched())?;
-        for publisher in [odom_pub.topic(), pads_pub.topic(), planner_pub.topic(), clearance_pub.topic()] {
+        for publisher in [
+            odom_pub.topic(),
+            pads_pub.topic(),
+            planner_pub.topic(),
+            clearance_pub.topic(),
+        ] {
             eprintln!("waiting for the adapter on {publisher}");
         }
         matched(&odom_pub).await;
@@ -409,7 +471,10 @@ fn the_adapter_waits_for_its_launch_lease_then_hands_the_supervisor_the_planners
             s.phase == FleetStatus::PHASE_MISSION
         })
         .await;
-        assert!((in_layer.pad_error_m - 0.5f64.hypot(1.0)).abs() < 1e-9, "{in_layer:?}");
+        assert!(
+            (in_layer.pad_error_m - 0.5f64.hypot(1.0)).abs() < 1e-9,
+            "{in_layer:?}"
+        );
         node.shutdown();
         Ok(())
     });

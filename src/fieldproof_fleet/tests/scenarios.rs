@@ -43,7 +43,11 @@ fn fleet_prefix() -> FakeAmentPrefix {
         "autopilot_stub",
     ] {
         let exe = runner.with_file_name(name);
-        assert!(exe.is_file(), "{}: build the workspace first", exe.display());
+        assert!(
+            exe.is_file(),
+            "{}: build the workspace first",
+            exe.display()
+        );
         prefix.link("fieldproof_mission", name, &exe);
     }
     for package in ["fieldproof_mission", "fieldproof_fleet"] {
@@ -130,7 +134,10 @@ fn a_station_granting_without_its_book_fails_the_leases_assertion() {
         "speed_mps: \"0.5\" }",
         "speed_mps: \"0.5\", grant_unchecked: \"true\" }",
     );
-    assert_ne!(unchecked, text, "the station's arguments are where the mutation goes");
+    assert_ne!(
+        unchecked, text,
+        "the station's arguments are where the mutation goes"
+    );
     // Its launches are what overlap: the first 40 s of simulation are enough to show it.
     let unchecked = unchecked.replace("duration_s: 150s", "duration_s: 40s");
     let mutant = tempfile::Builder::new()

@@ -218,7 +218,12 @@ mod tests {
     fn yaw_comes_from_the_quaternion() {
         for yaw in [0.0, 0.3, 0.6, -1.2, 3.0] {
             let (z, w) = (yaw / 2.0_f64).sin_cos();
-            let q = Quaternion { x: 0.0, y: 0.0, z, w };
+            let q = Quaternion {
+                x: 0.0,
+                y: 0.0,
+                z,
+                w,
+            };
             assert!((q.yaw() - yaw).abs() < 1e-12, "{yaw}");
         }
         assert_eq!(Quaternion::default().yaw(), 0.0);

@@ -674,8 +674,8 @@ mod tests {
     /// rate to the simulator, each quad's spawn pose (its pad's) to its launch file.
     #[test]
     fn plan_of_the_fleet() {
-        let s = crate::model::load(&repo_root().join("config/scenarios/fleet_carrier.yaml"))
-            .unwrap();
+        let s =
+            crate::model::load(&repo_root().join("config/scenarios/fleet_carrier.yaml")).unwrap();
         let bin = tempfile::tempdir().unwrap();
         let p = plan(
             &s,
@@ -691,12 +691,33 @@ mod tests {
         )
         .unwrap();
         let sim = &p[0].argv;
-        assert!(sim.iter().any(|a| a.starts_with("ns=carrier,") && a.ends_with(",spawn=spawn_carrier")));
-        assert!(sim.iter().any(|a| a.starts_with("ns=quad2,") && a.ends_with(",pad=carrier/pad_1")));
-        assert!(sim.ends_with(&["--ros-args".into(), "-p".into(), "clock_rate_hz:=200.0".into()]), "{sim:?}");
+        assert!(sim
+            .iter()
+            .any(|a| a.starts_with("ns=carrier,") && a.ends_with(",spawn=spawn_carrier")));
+        assert!(sim
+            .iter()
+            .any(|a| a.starts_with("ns=quad2,") && a.ends_with(",pad=carrier/pad_1")));
+        assert!(
+            sim.ends_with(&[
+                "--ros-args".into(),
+                "-p".into(),
+                "clock_rate_hz:=200.0".into()
+            ]),
+            "{sim:?}"
+        );
         let quad2 = p.iter().find(|x| x.name == "quad2/stack").unwrap();
-        for arg in ["spawn_x_m:=-0.2", "spawn_y_m:=0.8", "spawn_yaw_deg:=0.0", "spawn_yaw_rad:=0.0", "pad_index:=1"] {
-            assert!(quad2.argv.contains(&arg.to_string()), "{arg} in {:?}", quad2.argv);
+        for arg in [
+            "spawn_x_m:=-0.2",
+            "spawn_y_m:=0.8",
+            "spawn_yaw_deg:=0.0",
+            "spawn_yaw_rad:=0.0",
+            "pad_index:=1",
+        ] {
+            assert!(
+                quad2.argv.contains(&arg.to_string()),
+                "{arg} in {:?}",
+                quad2.argv
+            );
         }
     }
 }

@@ -24,4 +24,3 @@ pub use mission::{Leg, Mission, MissionSettings, Target};
 pub use planner::{goal_in_map, OdomOrigin, Planner, PlannerSettings, RouteEvent, ScanRefused};
 pub use poses::PoseHistory;
 pub use search::{line_of_sight, plan_route, prune, route_closed, NoRoute};
-

@@ -934,7 +934,6 @@ fn grant(s: &mut Store, t: f64, vehicle: &str, kind: u8, id: u32) {
         lease_id: id,
         expires: sim(t + 2.0),
         reason: "granted".into(),
-        ..Clearance::default()
     };
     s.push("/fleet/clearance", t, serde_json::to_value(&m).unwrap());
 }

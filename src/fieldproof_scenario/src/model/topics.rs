@@ -110,7 +110,8 @@ pub fn is_latched(vehicles: &[Vehicle], topic: &str) -> bool {
     topic == FLEET_LEASE_TOPIC
         || vehicles.iter().any(|v| {
             failsafe_state_topic(v).as_deref() == Some(topic)
-                || (is_multirotor(v) && topic == format!("{}/{FLEET_PHASE_TOPIC}", v.topic_prefix()))
+                || (is_multirotor(v)
+                    && topic == format!("{}/{FLEET_PHASE_TOPIC}", v.topic_prefix()))
                 || MISSION_TOPICS
                     .iter()
                     .any(|m| m.latched && topic == format!("{}/{}", v.topic_prefix(), m.topic))

@@ -156,20 +156,18 @@ pub(super) fn vehicle(
             }
             match scope.pads.get(&pad.pad) {
                 Some(pose) => *pose,
-                None => {
-                    return Err(ctx.err(
-                        format!("{p}.spawn.pad"),
-                        format!(
-                            "\"{}\" is not a pad of a carrier listed before this vehicle (pads: {})",
-                            pad.pad,
-                            if scope.pads.is_empty() {
-                                "none".to_string()
-                            } else {
-                                scope.pads.keys().cloned().collect::<Vec<_>>().join(", ")
-                            }
-                        ),
-                    ))
-                }
+                None => return Err(ctx.err(
+                    format!("{p}.spawn.pad"),
+                    format!(
+                        "\"{}\" is not a pad of a carrier listed before this vehicle (pads: {})",
+                        pad.pad,
+                        if scope.pads.is_empty() {
+                            "none".to_string()
+                        } else {
+                            scope.pads.keys().cloned().collect::<Vec<_>>().join(", ")
+                        }
+                    ),
+                )),
             }
         }
         (Some(SpawnRef::Frame(f)), None) => match world.frames.get(f) {
