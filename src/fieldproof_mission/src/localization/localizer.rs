@@ -363,7 +363,9 @@ mod tests {
             assert_eq!(l.odometry(t), None, "published before fix {i}");
             l.on_fix(&fix(t, [0.0, 0.0, *z])).unwrap();
         }
-        let odom = l.odometry(t0 + 800_000_000).expect("settled after five fixes");
+        let odom = l
+            .odometry(t0 + 800_000_000)
+            .expect("settled after five fixes");
         assert!(odom.pose.pose.position.z.abs() < 1.0, "{odom:?}");
         assert!(odom.pose.covariance[14] < 0.4, "{odom:?}");
         // A clock that went back restarts the filter: settle again.
