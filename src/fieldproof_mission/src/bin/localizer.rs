@@ -100,6 +100,7 @@ fn declare(builder: &mut NodeBuilder) -> LocalizerParams {
         )),
         settle_fixes: builder.declare(
             Param::int("settle_fixes", i64::from(LocalizerConfig::default().settle_fixes))
+                .range(1.0, 1000.0)
                 .description("fixes fused after a (re)start before the estimate is published (1: from the first fix)")
                 .read_only(),
         ),
@@ -162,7 +163,7 @@ impl LocalizerParams {
             imu_timeout_ns: (self.imu_timeout_s.get() * 1e9).round() as i64,
             frame_id: self.frame_id.get(),
             child_frame_id: self.child_frame_id.get(),
-            // Out of u32's range, or below 1: `validate` names it (0).
+            // The declared range (1..=1000) holds it; 0 would make `validate` name it.
             settle_fixes: u32::try_from(self.settle_fixes.get()).unwrap_or(0),
         }
     }
