@@ -21,7 +21,7 @@ use std::time::{Duration, Instant};
 
 use clap::Parser;
 use fieldproof_convoy::airtime::LoraSettings;
-use fieldproof_convoy::follow::{FollowConfig, FollowController, FollowInput, LeadReport, Pose2D};
+use fieldproof_convoy::follow::{Cycle, FollowConfig, FollowController, LeadReport, Pose2D};
 use fieldproof_convoy::packet::{ConvoyPacket, PACKET_LEN};
 use fieldproof_convoy::serial::{make_raw, Deframer};
 use fieldproof_convoy::watchdog::{Watchdog, WatchdogConfig, WatchdogState};
@@ -108,16 +108,8 @@ fn bench_cycle(cycles: u64) {
                 newest = Some(LeadReport::from_packet(packet));
             }
         }
-        let age = watchdog.packet_age_s(t_s);
-        let gap_error_m = controller.gap_error_m(newest.as_ref(), age, &follower);
-        let state = watchdog.update(t_s, gap_error_m);
-        let command = controller.step(&FollowInput {
-            state,
-            lead: newest,
-            packet_age_s: age,
-            follower,
-            dt_s,
-        });
+        let Cycle { state, command, .. } =
+            controller.cycle(&mut watchdog, newest, follower, t_s, dt_s);
         let elapsed = started.elapsed();
         durations.push(std::hint::black_box(elapsed).as_nanos() as u64);
 

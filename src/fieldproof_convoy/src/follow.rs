@@ -36,7 +36,7 @@
 //! Any non-finite input yields a finite command: a missing or non-finite lead report or own pose
 //! ramps down as SAFE_STOP does; a non-finite or non-positive `dt_s` gives zero.
 
-use crate::watchdog::WatchdogState;
+use crate::watchdog::{Watchdog, WatchdogState};
 use serde::{Deserialize, Serialize};
 
 /// A planar pose (REP 103: metres, yaw in radians counter-clockwise from +x).
@@ -284,6 +284,19 @@ pub struct FollowCommand {
     pub curvature_per_m: f64,
 }
 
+/// One whole control cycle (see [`FollowController::cycle`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Cycle {
+    /// The watchdog's state this cycle.
+    pub state: WatchdogState,
+    /// The newest packet's age, seconds (None before the first).
+    pub packet_age_s: Option<f64>,
+    /// The gap error the watchdog judged (None without a usable report or pose).
+    pub gap_error_m: Option<f64>,
+    /// The command for the cycle.
+    pub command: FollowCommand,
+}
+
 /// The controller: stateless but for the previous command (for the ramps).
 #[derive(Debug, Clone)]
 pub struct FollowController {
@@ -321,6 +334,35 @@ impl FollowController {
         let lead = lead.filter(|lead| lead.is_finite())?;
         self.config
             .gap_error_m(&self.lead_estimate(lead, packet_age_s), follower)
+    }
+
+    /// One control cycle at `now_s`, as `convoy_follower` runs it: the newest packet's age,
+    /// the gap error against the extrapolated `lead`, the watchdog's state from both, and the
+    /// command for that state (see [`FollowController::step`]).
+    pub fn cycle(
+        &mut self,
+        watchdog: &mut Watchdog,
+        lead: Option<LeadReport>,
+        follower: Pose2D,
+        now_s: f64,
+        dt_s: f64,
+    ) -> Cycle {
+        let packet_age_s = watchdog.packet_age_s(now_s);
+        let gap_error_m = self.gap_error_m(lead.as_ref(), packet_age_s, &follower);
+        let state = watchdog.update(now_s, gap_error_m);
+        let command = self.step(&FollowInput {
+            state,
+            lead,
+            packet_age_s,
+            follower,
+            dt_s,
+        });
+        Cycle {
+            state,
+            packet_age_s,
+            gap_error_m,
+            command,
+        }
     }
 
     /// One cycle: the command for `input`. Always finite.

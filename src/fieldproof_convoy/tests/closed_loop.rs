@@ -5,7 +5,7 @@
 
 use fieldproof_convoy::analysis::analyse;
 use fieldproof_convoy::csv_log::{read_log, CsvLogWriter, CsvRow};
-use fieldproof_convoy::follow::{FollowConfig, FollowController, FollowInput, LeadReport, Pose2D};
+use fieldproof_convoy::follow::{Cycle, FollowConfig, FollowController, LeadReport, Pose2D};
 use fieldproof_convoy::packet::ConvoyPacket;
 use fieldproof_convoy::watchdog::{Watchdog, WatchdogConfig, WatchdogState};
 
@@ -73,16 +73,12 @@ fn run(follow: FollowConfig) -> Run {
                 }
             }
         }
-        let age = watchdog.packet_age_s(now_s);
-        let gap_error_m = controller.gap_error_m(newest.as_ref(), age, &follower);
-        let state = watchdog.update(now_s, gap_error_m);
-        let command = controller.step(&FollowInput {
+        let Cycle {
             state,
-            lead: newest,
             packet_age_s: age,
-            follower,
-            dt_s: CONTROL_DT_S,
-        });
+            gap_error_m,
+            command,
+        } = controller.cycle(&mut watchdog, newest, follower, now_s, CONTROL_DT_S);
         let row = CsvRow {
             t_s: now_s,
             seq_gaps: watchdog.stats().seq_gaps,

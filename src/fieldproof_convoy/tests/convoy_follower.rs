@@ -277,23 +277,14 @@ fn follows_holds_stops_and_rejoins_as_the_packets_come_and_go() {
 fn settings_that_cannot_work_stop_the_node_naming_the_field_and_value() {
     fieldproof_testkit::contain_or_return!();
     let mut node = NodeProc::start(EXE, 68, &["fresh_s:=2.0".into(), "grace_s:=1.0".into()]);
-    let end = Instant::now() + Duration::from_secs(15);
-    let status = loop {
-        if let Some(status) = node.child.try_wait().unwrap() {
-            break status;
-        }
-        assert!(
-            Instant::now() < end,
-            "still running: {:?}",
-            node.stderr.all()
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let status = node.wait_exit(Duration::from_secs(15));
     assert_eq!(status.code(), Some(1));
-    // The collector may still be reading the last line.
-    common::wait_until("the error line", Duration::from_secs(2), || {
-        node.stderr.count("grace_s: 1") == 1
-    });
+    assert_eq!(
+        node.stderr.count("grace_s: 1"),
+        1,
+        "{:?}",
+        node.stderr.all()
+    );
     assert_eq!(
         node.stderr.count("fresh_s (2)"),
         1,

@@ -174,12 +174,7 @@ fn convoy_light_profile_keeps_the_formation() {
 fn convoy_severe_profile_keeps_the_safety_distance() {
     fieldproof_testkit::contain_or_return!();
     let run = run_scenario("convoy_severe.yaml");
-    run.assert_passed(&[
-        "hears_the_lead",
-        "hold_stop_rejoin",
-        "safety_distance",
-        "no_collision",
-    ]);
+    run.assert_passed(&["hears_the_lead", "safety_distance", "no_collision"]);
     let analysis = run.follower_analysis();
     eprintln!(
         "convoy_severe: closest to the lead {:.2} m (truth); time per state {:?}; seq gaps {}; blackouts {:?}",
@@ -191,16 +186,21 @@ fn convoy_severe_profile_keeps_the_safety_distance() {
     // 30 % loss and 256 kbit flooded by the vehicles' DDS discovery (the scenario's header):
     // about three in four of the ~320 packets are lost.
     assert!(analysis.seq_gaps > 50, "{analysis:#?}");
-    // Every outage holds first and stops when the grace window ends: SAFE_STOP grace_s -
+    // Every outage that stops it (the random loss makes none in some runs, several in
+    // others) held first and stopped when the grace window ended: SAFE_STOP grace_s -
     // fresh_s (4 - 1 = 3 s) after HOLD began, within a few control cycles (0.1 s each) on a
     // loaded machine; the times are the follower's clock (simulation time).
-    let held: Vec<_> = analysis
+    for blackout in &analysis.blackouts {
+        assert!(
+            blackout.hold_start_t.is_some(),
+            "stopped without holding first: {blackout:#?}"
+        );
+    }
+    for blackout in analysis
         .blackouts
         .iter()
         .filter(|b| b.hold_start_t.is_some())
-        .collect();
-    assert!(!held.is_empty(), "no outage held first: {analysis:#?}");
-    for blackout in held {
+    {
         let hold_to_stop_s = blackout.stop_start_t - blackout.hold_start_t.unwrap();
         assert!(
             (2.5..=3.5).contains(&hold_to_stop_s),

@@ -79,6 +79,8 @@ impl Proc {
         let end = Instant::now() + timeout;
         while Instant::now() < end {
             if let Ok(Some(s)) = self.child.try_wait() {
+                // Its last lines may still be on their way to the collector.
+                self.lines.wait_closed(Duration::from_secs(5));
                 return Some(s);
             }
             std::thread::sleep(Duration::from_millis(20));

@@ -201,6 +201,7 @@ fn estimates_within_2_m_of_the_truth_from_noisy_imu_and_gnss() {
         assert!(Instant::now() < end, "localizer did not exit after SIGINT");
         std::thread::sleep(Duration::from_millis(20));
     }
+    stderr.wait_closed(Duration::from_secs(5));
 
     let judged: Vec<(f64, f64)> = estimates
         .iter()

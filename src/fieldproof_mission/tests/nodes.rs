@@ -472,7 +472,7 @@ fn mission_supervisor_aborts_when_its_core_exits() {
     });
     // Killed, not stopped: the evidence is complete all the same (one write per line).
     supervisor.child.kill().unwrap();
-    supervisor.child.wait().unwrap();
+    supervisor.wait_exit(Duration::from_secs(10));
     assert_eq!(supervisor.stderr.count("panicked"), 0);
     assert!(supervisor.stderr.count("abort: supervisor_core exited") >= 1);
     let frames_in = read_lines(&frames.join("frames.in"));

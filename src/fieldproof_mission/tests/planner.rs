@@ -323,6 +323,7 @@ fn plans_around_a_wall_the_lidar_sees_and_completes_at_the_goal() {
         assert!(Instant::now() < end, "planner did not stop after SIGINT");
         std::thread::sleep(Duration::from_millis(20));
     }
+    stderr.wait_closed(Duration::from_secs(5));
     // The bad rays were skipped, not fatal; a route was logged.
     assert!(
         stderr.count("route:") + stderr.count("replanned") > 0,

@@ -353,18 +353,7 @@ fn artifact_copy(dir: &Path) -> PathBuf {
 
 /// Waits for the node's exit; its code.
 fn exit_code(node: &mut NodeProc) -> Option<i32> {
-    let end = Instant::now() + PATIENCE;
-    loop {
-        if let Some(status) = node.child.try_wait().unwrap() {
-            return status.code();
-        }
-        assert!(
-            Instant::now() < end,
-            "the node did not exit: {:?}",
-            node.stderr.all()
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    node.wait_exit(PATIENCE).code()
 }
 
 /// A tampered artifact (one byte of the model changed, in a copy), a version below the

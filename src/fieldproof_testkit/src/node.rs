@@ -76,14 +76,35 @@ impl NodeProc {
         }
     }
 
-    /// SIGINT, then waits (at most 20 s) for the exit, so the node's files are complete.
+    /// SIGINT, then waits (at most 20 s) for the exit, so the node's files and its log
+    /// ([`NodeProc::stderr`]) are complete.
     pub fn stop(&mut self) {
         self.child.signal(libc::SIGINT).expect("SIGINT");
-        let end = Instant::now() + STOP_PATIENCE;
-        while self.child.try_wait().expect("try_wait").is_none() {
-            assert!(Instant::now() < end, "node did not exit after SIGINT");
+        self.wait_exit(STOP_PATIENCE);
+    }
+
+    /// Waits for the node to exit on its own, then for the last of its log, at most
+    /// `patience` in all (panics after it, with the log so far); the exit status.
+    pub fn wait_exit(&mut self, patience: Duration) -> std::process::ExitStatus {
+        let end = Instant::now() + patience;
+        let status = loop {
+            if let Some(status) = self.child.try_wait().expect("try_wait") {
+                break status;
+            }
+            assert!(
+                Instant::now() < end,
+                "the node did not exit within {patience:?}: {:?}",
+                self.stderr.all()
+            );
             std::thread::sleep(Duration::from_millis(20));
-        }
+        };
+        let left = end.saturating_duration_since(Instant::now());
+        assert!(
+            self.stderr.wait_closed(left.max(Duration::from_secs(1))),
+            "the node exited ({status}) but its stderr stayed open: {:?}",
+            self.stderr.all()
+        );
+        status
     }
 }
 

@@ -4,11 +4,19 @@ use std::io::{BufRead, BufReader, Read};
 use std::ops::{Deref, DerefMut};
 use std::os::unix::process::CommandExt;
 use std::process::{Child, Command};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::{Duration, Instant};
 
 /// The lines a child writes to one of its pipes, collected by a thread as they come.
 #[derive(Debug, Clone, Default)]
-pub struct Lines(Arc<Mutex<Vec<String>>>);
+pub struct Lines(Arc<(Mutex<Collected>, Condvar)>);
+
+/// What the collecting thread has read so far, and whether the pipe has closed.
+#[derive(Debug, Default)]
+struct Collected {
+    lines: Vec<String>,
+    closed: bool,
+}
 
 impl Lines {
     /// Collects the lines of `pipe` (a child's stdout or stderr) until it closes.
@@ -37,22 +45,44 @@ impl Lines {
                 if let Some(prefix) = &prefix {
                     eprintln!("{prefix}{line}");
                 }
-                sink.lock().unwrap().push(line);
+                sink.0.lock().unwrap().lines.push(line);
+                sink.1.notify_all();
             }
+            sink.0.lock().unwrap().closed = true;
+            sink.1.notify_all();
         });
         lines
     }
 
     /// Every line so far.
     pub fn all(&self) -> Vec<String> {
-        self.0.lock().unwrap().clone()
+        self.0 .0.lock().unwrap().lines.clone()
+    }
+
+    /// Waits until the pipe has closed (the child exited and every line it wrote is here), at
+    /// most `timeout`; whether it closed. A child's exit does not mean its last lines have
+    /// been read yet: read them after this.
+    pub fn wait_closed(&self, timeout: Duration) -> bool {
+        let end = Instant::now() + timeout;
+        let (collected, changed) = &*self.0;
+        let mut guard = collected.lock().unwrap();
+        while !guard.closed {
+            let left = end.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return false;
+            }
+            guard = changed.wait_timeout(guard, left).unwrap().0;
+        }
+        true
     }
 
     /// How many lines so far contain `needle`.
     pub fn count(&self, needle: &str) -> usize {
         self.0
+             .0
             .lock()
             .unwrap()
+            .lines
             .iter()
             .filter(|l| l.contains(needle))
             .count()

@@ -30,7 +30,7 @@ use std::time::Duration;
 
 use fieldproof_convoy::analysis::analyse;
 use fieldproof_convoy::csv_log::{CsvLogWriter, CsvRow};
-use fieldproof_convoy::follow::{FollowConfig, FollowController, FollowInput, LeadReport, Pose2D};
+use fieldproof_convoy::follow::{Cycle, FollowConfig, FollowController, LeadReport, Pose2D};
 use fieldproof_convoy::packet::{ConvoyPacket, PACKET_LEN};
 use fieldproof_convoy::serial::{self, Deframer};
 use fieldproof_convoy::watchdog::{LinkStats, Watchdog, WatchdogConfig, WatchdogState};
@@ -422,16 +422,8 @@ fn main() -> std::process::ExitCode {
                 _ = timer.tick().fuse() => {
                     let Some(pose) = follower else { continue };
                     let t_s = now_s();
-                    let age = watchdog.packet_age_s(t_s);
-                    let gap_error_m = controller.gap_error_m(newest.as_ref(), age, &pose);
-                    let state = watchdog.update(t_s, gap_error_m);
-                    let command = controller.step(&FollowInput {
-                        state,
-                        lead: newest,
-                        packet_age_s: age,
-                        follower: pose,
-                        dt_s,
-                    });
+                    let Cycle { state, packet_age_s: age, gap_error_m, command } =
+                        controller.cycle(&mut watchdog, newest, pose, t_s, dt_s);
                     let mut cmd = twist(command.linear_mps, command.angular_rps);
                     if let Some((field, value)) = cmd.non_finite_field() {
                         tracing::warn!("command {field} = {value} is not finite: zero sent");

@@ -37,6 +37,7 @@ struct LocalizerParams {
     unknown_accel_noise_mps2: ParamHandle<f64>,
     initial_velocity_stddev_mps: ParamHandle<f64>,
     imu_timeout_s: ParamHandle<f64>,
+    settle_fixes: ParamHandle<i64>,
     gravity_mps2: ParamHandle<f64>,
     publish_rate_hz: ParamHandle<f64>,
     frame_id: ParamHandle<String>,
@@ -97,6 +98,12 @@ fn declare(builder: &mut NodeBuilder) -> LocalizerParams {
             FilterConfig::default().initial_velocity_stddev_mps,
             "velocity uncertainty at the first fix, m/s",
         )),
+        settle_fixes: builder.declare(
+            Param::int("settle_fixes", i64::from(LocalizerConfig::default().settle_fixes))
+                .range(1.0, 1000.0)
+                .description("fixes fused after a (re)start before the estimate is published (1: from the first fix)")
+                .read_only(),
+        ),
         imu_timeout_s: builder.declare(
             Param::double("imu_timeout_s", 0.1)
                 .range(0.001, 10.0)
@@ -156,6 +163,8 @@ impl LocalizerParams {
             imu_timeout_ns: (self.imu_timeout_s.get() * 1e9).round() as i64,
             frame_id: self.frame_id.get(),
             child_frame_id: self.child_frame_id.get(),
+            // The declared range (1..=1000) holds it; 0 would make `validate` name it.
+            settle_fixes: u32::try_from(self.settle_fixes.get()).unwrap_or(0),
         }
     }
 }

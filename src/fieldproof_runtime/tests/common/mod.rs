@@ -110,8 +110,8 @@ impl Proc {
         let end = Instant::now() + timeout;
         loop {
             if let Some(st) = self.child.try_wait().expect("try_wait") {
-                // let the reader thread drain the pipe
-                std::thread::sleep(Duration::from_millis(50));
+                // the reader thread may still be reading the last lines
+                self.lines.wait_closed(Duration::from_secs(5));
                 return st;
             }
             assert!(
@@ -127,7 +127,11 @@ impl Proc {
         let end = Instant::now() + timeout;
         loop {
             if let Some(st) = self.child.try_wait().expect("try_wait") {
-                async_io::Timer::after(Duration::from_millis(50)).await;
+                // the reader thread may still be reading the last lines
+                let end = Instant::now() + Duration::from_secs(5);
+                while !self.lines.wait_closed(Duration::ZERO) && Instant::now() < end {
+                    async_io::Timer::after(Duration::from_millis(10)).await;
+                }
                 return st;
             }
             assert!(
