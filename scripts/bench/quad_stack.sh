@@ -10,6 +10,8 @@
 #     resident set (VmHWM, the kernel's own maximum, not a sampled one).
 #   scripts/bench/quad_stack.sh [--profile debug|release] [--scenario FILE] [RTF ...]
 #   scripts/bench/quad_stack.sh 1 2 4 0        (0: as fast as the simulator can step)
+#   scripts/bench/quad_stack.sh --scenario config/scenarios/fleet_carrier.yaml 0.25 0.5 1
+#                                              (the fleet: three quads and the carrier's station)
 # Defaults: debug, config/scenarios/quad_nominal.yaml, the scenario's own real_time_factor (1
 # if it sets none; the quad scenarios run at 0.5 so a debug stack on a loaded machine keeps up
 # with simulation time). It builds nothing: the runner, the simulator, the bridge, `fieldproof`
@@ -41,16 +43,25 @@ for factor in "${factors[@]}"; do
 done
 bin="$root/target/$profile"
 mission=(localizer planner mission_supervisor supervisor_core autopilot_stub)
-for exe in fieldproof-scenario fieldproof_sim fieldproof "${mission[@]}"; do
+fleet=(fleet_station fleet_adapter)
+for exe in fieldproof-scenario fieldproof_sim fieldproof "${mission[@]}" "${fleet[@]}"; do
   [ -x "$bin/$exe" ] || { echo "quad_stack.sh: $bin/$exe missing (build it for $profile: cargo build --workspace)" >&2; exit 2; }
 done
 
-# The mission executables in a temporary ament prefix (`fieldproof launch` resolves pkg: through it).
+# The mission's and the fleet's executables and launch files in a temporary ament prefix
+# (`fieldproof launch` resolves pkg: and $(find-pkg-share ...) through it).
 prefix="$(mktemp -d)"
 trap 'rm -rf "$prefix"' EXIT
-mkdir -p "$prefix/share/ament_index/resource_index/packages" "$prefix/lib/fieldproof_mission"
-touch "$prefix/share/ament_index/resource_index/packages/fieldproof_mission"
-for exe in "${mission[@]}"; do ln -s "$bin/$exe" "$prefix/lib/fieldproof_mission/$exe"; done
+mkdir -p "$prefix/share/ament_index/resource_index/packages"
+link_package() {
+  local package="$1"; shift
+  mkdir -p "$prefix/lib/$package" "$prefix/share/$package"
+  touch "$prefix/share/ament_index/resource_index/packages/$package"
+  ln -s "$root/src/$package/launch" "$prefix/share/$package/launch"
+  for exe in "$@"; do ln -s "$bin/$exe" "$prefix/lib/$package/$exe"; done
+}
+link_package fieldproof_mission "${mission[@]}"
+link_package fieldproof_fleet "${fleet[@]}"
 
 # Samples every descendant of pid $1 until it exits; prints the per-process table.
 sample_tree() {
