@@ -451,6 +451,9 @@ fn main() -> std::process::ExitCode {
             let mut waiting = Throttle::new(Duration::from_secs(5));
             let mut skipped = Throttle::new(MALFORMED_LOG_PERIOD);
             let mut started = false;
+            // The core's default age limits: the first frame waits until every source is
+            // within them (a start-up backlog is not a fault episode).
+            let start_limits = fieldproof_mission::supervisor::config::PolicyConfig::default();
             loop {
                 futures::select! {
                     _ = futures::FutureExt::fuse(timer.tick()) => {}
@@ -471,7 +474,21 @@ fn main() -> std::process::ExitCode {
                             }
                             continue;
                         }
-                        tracing::info!("every source heard: supervising");
+                        let stale = inputs.stale(vision, now, &start_limits);
+                        if !stale.is_empty() {
+                            if waiting.hit().is_some() {
+                                let ages: Vec<String> = stale
+                                    .iter()
+                                    .map(|(topic, age_s)| format!("{topic} ({age_s:.2} s old)"))
+                                    .collect();
+                                tracing::info!(
+                                    "waiting for {} to be current before the first frame",
+                                    ages.join(", ")
+                                );
+                            }
+                            continue;
+                        }
+                        tracing::info!("every source heard and current: supervising");
                         started = true;
                     }
                     session.next_frame(&inputs, now)

@@ -31,8 +31,9 @@
 //!
 //! Before a source has been heard its stamp is 0 (stale), the position is the origin, the
 //! target is the position (no motion asked), the battery 0 (empty) — the node does not write
-//! frames before every required source was heard once ([`Inputs::missing`]), so the last
-//! two only show in a frame assembled by hand.
+//! frames before every required source was heard once ([`Inputs::missing`]) and is within the
+//! core's age limits ([`Inputs::stale`]), so the last two only show in a frame assembled by
+//! hand.
 
 use crate::supervisor::protocol::Frame;
 use fieldproof_msgs::diagnostic_msgs::DiagnosticArray;
@@ -294,6 +295,35 @@ impl Inputs {
         self.complete = complete;
     }
 
+    /// The sources heard but too old for the core at `now_ns` (name, age in s), by the core's
+    /// own limits (`config`'s `*_max_age_s`): the node waits for these to be current before its
+    /// first frame, so a stack that starts behind (a start-up backlog: samples arriving seconds
+    /// late) is not judged faulty before it has caught up. After the first frame, staleness is
+    /// the core's to judge.
+    pub fn stale(
+        &self,
+        vision: VisionSource,
+        now_ns: i64,
+        config: &crate::supervisor::config::PolicyConfig,
+    ) -> Vec<(&'static str, f64)> {
+        let mut stale = Vec::new();
+        let mut check = |stamp: Option<i64>, max_age_s: f64, topic: &'static str| {
+            if let Some(stamp) = stamp {
+                let age_s = (now_ns - stamp) as f64 * 1e-9;
+                if age_s > max_age_s {
+                    stale.push((topic, age_s));
+                }
+            }
+        };
+        check(self.imu_ns, config.imu_max_age_s, "imu/data");
+        check(self.gnss_ns, config.gnss_max_age_s, "gps/fix");
+        if let Some(topic) = vision.topic() {
+            check(self.vision_ns, config.vision_max_age_s, topic);
+        }
+        check(self.link_ns, config.link_max_age_s, "gcs/heartbeat");
+        stale
+    }
+
     /// The topics (relative names) the node waits for before its first frame: every
     /// source but the target (which defaults to the position) and the complete flag.
     pub fn missing(&self, vision: VisionSource) -> Vec<&'static str> {
@@ -459,6 +489,37 @@ mod tests {
         assert_eq!(i.missing(VisionSource::Camera), ["camera/image"]);
         i.camera(1, 1);
         assert!(i.missing(VisionSource::Camera).is_empty());
+    }
+
+    #[test]
+    fn the_first_frame_waits_for_every_source_to_be_current() {
+        // Run 3 of fleet_carrier_degraded: three stacks starting at once on two cores, a
+        // quad's IMU samples arrived 10.7 s late; judged from the first frame, that was a
+        // fault episode and the quad landed on its pad before it had caught up.
+        let limits = crate::supervisor::config::PolicyConfig::default();
+        let second = 1_000_000_000;
+        let now = 20 * second;
+        let mut i = Inputs::new();
+        assert!(
+            i.stale(VisionSource::None, now, &limits).is_empty(),
+            "unheard is missing, not stale"
+        );
+        i.imu(now - 10 * second, now);
+        i.gnss(now - second / 10, now);
+        i.heartbeat(now - 2 * second);
+        let stale = i.stale(VisionSource::None, now, &limits);
+        assert_eq!(
+            stale.iter().map(|(topic, _)| *topic).collect::<Vec<_>>(),
+            ["imu/data", "gcs/heartbeat"]
+        );
+        assert!((stale[0].1 - 10.0).abs() < 1e-9, "{stale:?}");
+        i.imu(now - second / 100, now);
+        i.heartbeat(now);
+        assert!(i.stale(VisionSource::None, now, &limits).is_empty());
+        // The camera counts only when it is the vision source.
+        i.camera(now - 5 * second, now);
+        assert!(i.stale(VisionSource::None, now, &limits).is_empty());
+        assert_eq!(i.stale(VisionSource::Camera, now, &limits).len(), 1);
     }
 
     #[test]
