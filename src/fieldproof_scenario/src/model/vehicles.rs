@@ -156,9 +156,10 @@ pub(super) fn vehicle(
             }
             match scope.pads.get(&pad.pad) {
                 Some(pose) => *pose,
-                None => return Err(ctx.err(
-                    format!("{p}.spawn.pad"),
-                    format!(
+                None => {
+                    return Err(ctx.err(
+                        format!("{p}.spawn.pad"),
+                        format!(
                         "\"{}\" is not a pad of a carrier listed before this vehicle (pads: {})",
                         pad.pad,
                         if scope.pads.is_empty() {
@@ -167,7 +168,8 @@ pub(super) fn vehicle(
                             scope.pads.keys().cloned().collect::<Vec<_>>().join(", ")
                         }
                     ),
-                )),
+                    ))
+                }
             }
         }
         (Some(SpawnRef::Frame(f)), None) => match world.frames.get(f) {
