@@ -4,7 +4,7 @@
 //! link_shaper (in the test's namespace) creates the run and shapes the link (lte_rural);
 //! ground_station (radio namespace) sends the heartbeat at 5 Hz and probes; link_monitor
 //! (vehicle namespace, timeout 1 s) sits between a peer's cmd_vel_safe (x = 1, 10 Hz) and
-//! cmd_vel. A `drop ugv1 4` over `/link_shaper/command`: link_state false within the
+//! cmd_vel. A `drop ugv1 7` over `/link_shaper/command`: link_state false within the
 //! timeout + one 20 Hz period + the link's latency (bounded here by 1.5 s after the drop,
 //! wall clock), only zero commands while lost (≈ 20 Hz), then link_state true and the
 //! commands pass again after the restore. The windows of network.jsonl during the drop are
@@ -223,7 +223,9 @@ fn drop_and_restore_through_the_nodes() {
     let armed = watch.wait_for("armed", Duration::from_secs(1), |v| v["link_state"] == true);
     let timeline_start = armed["t"].as_f64().unwrap();
     std::thread::sleep(Duration::from_secs(3));
-    let reply = command("drop ugv1 4", &domain);
+    // Long enough for a verdict: the drop's last DROP_END_HOLD_S are not judged.
+    let drop_s = 4.0 + fieldproof_link::analysis::DROP_END_HOLD_S;
+    let reply = command(&format!("drop ugv1 {drop_s}"), &domain);
     let dropped_at = fieldproof_link::shaper::unix_now();
     assert_eq!(reply["ok"], true, "{reply}");
     assert_eq!(reply["in_force"]["ugv1"]["profile"], "drop");
@@ -249,7 +251,7 @@ fn drop_and_restore_through_the_nodes() {
         back_t - dropped_at
     );
     assert!(
-        back_t - dropped_at >= 3.9,
+        back_t - dropped_at >= drop_s - 0.1,
         "back too early: {}",
         back_t - dropped_at
     );
@@ -280,7 +282,10 @@ fn drop_and_restore_through_the_nodes() {
         .collect();
     let during: Vec<_> = windows
         .iter()
-        .filter(|w| w.t >= dropped_at + 0.5 && w.t + 1.0 <= dropped_at + 4.0)
+        .filter(|w| {
+            w.t >= dropped_at + 0.5
+                && w.t + 1.0 <= dropped_at + drop_s - fieldproof_link::analysis::DROP_END_HOLD_S
+        })
         .collect();
     assert!(
         !during.is_empty() && during.iter().all(|w| w.replies == 0),
