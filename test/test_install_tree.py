@@ -7,7 +7,11 @@ import tomllib
 import xml.etree.ElementTree as ET
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-PACKAGES = sorted(p.parent.name for p in (ROOT / "src").glob("*/package.xml"))
+# The interface package (.msg files, ament_cmake + rosidl) is built by colcon on a machine
+# with rosidl (test_fleet_real_ros.py builds it against the rig); scripts/build leaves it out.
+INTERFACE_PACKAGES = ["fieldproof_interfaces"]
+PACKAGES = sorted(p.parent.name for p in (ROOT / "src").glob("*/package.xml")
+                  if p.parent.name not in INTERFACE_PACKAGES)
 
 
 def declared_binaries(pkg: str) -> list[str]:
@@ -36,6 +40,15 @@ def test_every_package_is_a_format3_ament_cargo_package():
         assert tree.get("format") == "3", pkg
         assert tree.findtext("name") == pkg
         assert tree.findtext("export/build_type") == "ament_cargo", pkg
+
+
+def test_the_interface_package_is_a_rosidl_package():
+    for pkg in INTERFACE_PACKAGES:
+        tree = ET.parse(ROOT / "src" / pkg / "package.xml").getroot()
+        assert tree.get("format") == "3", pkg
+        assert tree.findtext("export/build_type") == "ament_cmake", pkg
+        assert tree.findtext("member_of_group") == "rosidl_interface_packages", pkg
+        assert list((ROOT / "src" / pkg / "msg").glob("*.msg")), pkg
 
 
 def test_install_tree_has_markers_manifests_and_executables(install_dir):

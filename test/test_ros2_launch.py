@@ -176,7 +176,8 @@ def bundle_nodes(bundle: pathlib.Path) -> dict[str, tuple[str, str]]:
 
 SHIPPED = sorted(str(p.relative_to(ROOT)) for p in ROOT.glob("src/*/launch/*.launch.yaml"))
 COVERED = ["src/fieldproof_bridge/launch/bridge.launch.yaml", "src/fieldproof_convoy/launch/convoy_follower.launch.yaml",
-           "src/fieldproof_convoy/launch/convoy_lead.launch.yaml", "src/fieldproof_mission/launch/mission.launch.yaml",
+           "src/fieldproof_convoy/launch/convoy_lead.launch.yaml", "src/fieldproof_fleet/launch/fleet_quad.launch.yaml",
+           "src/fieldproof_fleet/launch/fleet_station.launch.yaml", "src/fieldproof_mission/launch/mission.launch.yaml",
            "src/fieldproof_sim/launch/sim.launch.yaml", "src/fieldproof_stack/launch/goal_driver.launch.yaml"]
 
 
@@ -214,6 +215,24 @@ def test_ros2_launch_mission_computer(rig_env):
                       "/quad7/planner": ("cruise_altitude_m", shown(6.5)),
                       "/quad7/mission_supervisor": ("vision_source", shown("none")),
                       "/quad7/autopilot_stub": ("output", shown("cmd_vel_nav"))})
+
+
+def test_ros2_launch_fleet_station(rig_env):
+    launch_and_check(rig_env, 181, "fieldproof_fleet", "fleet_station.launch.yaml",
+                     ["namespace:=carrier", "vehicles:=[quad1, quad2]", "speed_mps:=0.4"],
+                     {"/carrier/fleet_station": ("speed_mps", shown(0.4))})
+
+
+def test_ros2_launch_fleet_quad(rig_env):
+    # The mission computer (included from fieldproof_mission, its planner flying the layer)
+    # and the quad's fleet_adapter, all in the quad's namespace.
+    launch_and_check(rig_env, 182, "fieldproof_fleet", "fleet_quad.launch.yaml",
+                     ["namespace:=quad5", "pad_index:=2", "layer_altitude_m:=9.0", "cmd_vel:=cmd_vel_nav"],
+                     {"/quad5/localizer": ("origin_latitude_deg", shown(47.3977)),
+                      "/quad5/planner": ("cruise_altitude_m", shown(9.0)),
+                      "/quad5/mission_supervisor": ("vision_source", shown("none")),
+                      "/quad5/autopilot_stub": ("output", shown("cmd_vel_nav")),
+                      "/quad5/fleet_adapter": ("pad_index", shown(2))})
 
 
 def test_ros2_launch_convoy_lead_with_the_lora_path(rig_env, tmp_path):
