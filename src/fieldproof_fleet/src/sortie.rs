@@ -30,6 +30,14 @@ pub struct SortieConfig {
     /// target by its goal acceptance (0.3 m), so a target on the deck would leave the vehicle
     /// hovering above it; one below keeps it descending until the touchdown.
     pub touchdown_below_m: f64,
+    /// Horizontal distance from its pad within which a landing vehicle descends, m; farther
+    /// off it holds its altitude and closes on the pad first (a vehicle that fell behind its
+    /// moving pad, e.g. holding through a link outage, would otherwise touch down still
+    /// closing on it).
+    pub align_radius_m: f64,
+    /// How long a vehicle holds above its pad, once arrived, before it first asks to land, s
+    /// (simulation time): it settles over the moving pad, matching its velocity, first.
+    pub settle_s: f64,
 }
 
 /// What the vehicle observes at a step.
@@ -95,6 +103,8 @@ pub struct Sortie {
     asked: Option<(Kind, i64)>,
     lease_expires_ns: Option<i64>,
     goal_sent: Option<[f64; 3]>,
+    /// When it began waiting to land (arrived above its pad, or its land lease lapsed).
+    waiting_since_ns: Option<i64>,
 }
 
 fn nanos(seconds: f64) -> i64 {
@@ -111,6 +121,7 @@ impl Sortie {
             asked: None,
             lease_expires_ns: None,
             goal_sent: None,
+            waiting_since_ns: None,
         }
     }
 
@@ -181,6 +192,7 @@ impl Sortie {
                     let off = (observed.position[0] - pad[0]).hypot(observed.position[1] - pad[1]);
                     if off <= self.config.arrive_radius_m {
                         self.phase = Phase::WaitingLand;
+                        self.waiting_since_ns = Some(now_ns);
                     }
                 }
             }
@@ -192,6 +204,7 @@ impl Sortie {
                 // The lease ran out unrenewed: back up to the layer and ask again.
                 self.phase = Phase::WaitingLand;
                 self.lease_expires_ns = None;
+                self.waiting_since_ns = Some(now_ns);
             }
             _ => {}
         }
@@ -223,15 +236,26 @@ impl Sortie {
                 Some(pad) => Target::Point([pad[0], pad[1], layer]),
                 None => Target::Hold(observed.position),
             },
-            Phase::Landing => match led_pad {
-                Some(pad) => {
-                    Target::Point([pad[0], pad[1], pad[2] - self.config.touchdown_below_m])
+            Phase::Landing => match (led_pad, observed.pad) {
+                (Some(led), Some((pad, _))) => {
+                    let off = (observed.position[0] - pad[0]).hypot(observed.position[1] - pad[1]);
+                    let altitude = if off <= self.config.align_radius_m {
+                        pad[2] - self.config.touchdown_below_m
+                    } else {
+                        observed.position[2]
+                    };
+                    Target::Point([led[0], led[1], altitude])
                 }
-                None => Target::Hold(observed.position),
+                _ => Target::Hold(observed.position),
             },
         };
-        // Requests: a new id when a phase first needs a kind; repeated every period.
-        let request = self.needs().and_then(|kind| {
+        // Requests: a new id when a phase first needs a kind; repeated every period. A
+        // vehicle waiting to land asks once it has settled over its pad.
+        let settled = self.phase != Phase::WaitingLand
+            || self
+                .waiting_since_ns
+                .is_none_or(|since| now_ns - since >= nanos(self.config.settle_s));
+        let request = self.needs().filter(|_| settled).and_then(|kind| {
             let period = nanos(self.config.request_period_s);
             let due = match self.asked {
                 Some((asked, at)) if asked == kind => now_ns - at >= period,
@@ -272,6 +296,8 @@ mod tests {
             approach_gain: 1.0,
             request_period_s: 1.0,
             touchdown_below_m: 0.5,
+            align_radius_m: 0.3,
+            settle_s: 2.0,
         }
     }
 
@@ -324,11 +350,19 @@ mod tests {
         let step = s.step(&done, 30 * S);
         assert_eq!(step.phase, Phase::Returning);
         assert_eq!(step.planner_goal, Some([30.0, 0.0, 8.0]), "above the pad");
-        let step = s.step(&seen([31.0, 0.5, 8.0], [31.5, 0.0, 1.2]), 40 * S);
+        let step = s.step(&seen([31.0, 0.5, 8.0], [31.5, 0.0, 1.2]), 38 * S);
         assert_eq!(step.phase, Phase::WaitingLand);
-        assert_eq!(step.request, Some((Kind::Land, 2)));
         // Held above the pad, led by its velocity (1 m/s, gain 1/s: 1 m ahead).
         assert_eq!(step.target, Target::Point([32.5, 0.0, 8.0]));
+        // It asks once it has settled there (2 s), not before.
+        assert_eq!(step.request, None, "arrived: settling first");
+        assert_eq!(
+            s.step(&seen([31.5, 0.0, 8.0], [31.5, 0.0, 1.2]), 39 * S)
+                .request,
+            None
+        );
+        let step = s.step(&seen([31.5, 0.0, 8.0], [31.5, 0.0, 1.2]), 40 * S);
+        assert_eq!(step.request, Some((Kind::Land, 2)));
         s.on_answer(&grant(2, Kind::Land, 45 * S), 40 * S);
         let step = s.step(&seen([32.0, 0.0, 8.0], [32.0, 0.0, 1.2]), 41 * S);
         assert_eq!(step.phase, Phase::Landing);
@@ -336,6 +370,20 @@ mod tests {
             step.target,
             Target::Point([33.0, 0.0, 0.7]),
             "led, below the deck"
+        );
+        // Fallen 1 m behind its pad (beyond the 0.3 m alignment radius): it holds its
+        // altitude and closes first, then descends once within the radius.
+        let step = s.step(&seen([31.0, 0.0, 5.0], [32.0, 0.0, 1.2]), 42 * S);
+        assert_eq!(
+            step.target,
+            Target::Point([33.0, 0.0, 5.0]),
+            "closing, level"
+        );
+        let step = s.step(&seen([31.8, 0.0, 5.0], [32.0, 0.0, 1.2]), 43 * S);
+        assert_eq!(
+            step.target,
+            Target::Point([33.0, 0.0, 0.7]),
+            "aligned: down"
         );
         let mut down = seen([33.0, 0.0, 1.3], [33.0, 0.0, 1.2]);
         down.landed = true;
@@ -380,6 +428,13 @@ mod tests {
             step.target,
             Target::Point([1.0, 0.0, 8.0]),
             "back to the layer"
+        );
+        // It settles again before it asks again.
+        assert_eq!(step.request, None);
+        assert_eq!(s.step(&seen([0.0, 0.0, 8.0], pad), 4 * S).request, None);
+        assert_eq!(
+            s.step(&seen([0.0, 0.0, 8.0], pad), 5 * S).request,
+            Some((Kind::Land, id))
         );
     }
 

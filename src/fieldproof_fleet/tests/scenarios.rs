@@ -139,7 +139,12 @@ fn a_station_granting_without_its_book_fails_the_leases_assertion() {
         "the station's arguments are where the mutation goes"
     );
     // Its launches are what overlap: the first 40 s of simulation are enough to show it.
-    let unchecked = unchecked.replace("duration_s: 150s", "duration_s: 40s");
+    let full = unchecked
+        .lines()
+        .find(|line| line.starts_with("duration_s:"))
+        .expect("fleet_carrier.yaml states its duration")
+        .to_string();
+    let unchecked = unchecked.replacen(&full, "duration_s: 40s", 1);
     let mutant = tempfile::Builder::new()
         .prefix(".mutant_")
         .suffix(".yaml")

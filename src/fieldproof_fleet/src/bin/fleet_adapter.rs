@@ -46,6 +46,8 @@ struct AdapterParams {
     approach_gain: ParamHandle<f64>,
     request_period_s: ParamHandle<f64>,
     touchdown_below_m: ParamHandle<f64>,
+    align_radius_m: ParamHandle<f64>,
+    settle_s: ParamHandle<f64>,
     status_rate_hz: ParamHandle<f64>,
     rate_hz: ParamHandle<f64>,
     frame_id: ParamHandle<String>,
@@ -91,6 +93,18 @@ fn declare(builder: &mut NodeBuilder) -> AdapterParams {
             Param::double("touchdown_below_m", 0.5)
                 .range(0.0, 5.0)
                 .description("the landing target's depth below the pad, m (the supervisor stops short of a target by its goal acceptance)")
+                .read_only(),
+        ),
+        align_radius_m: builder.declare(
+            Param::double("align_radius_m", 0.3)
+                .range(0.05, 5.0)
+                .description("a landing vehicle descends only within this horizontal distance of its pad, m; farther off it closes on the pad level")
+                .read_only(),
+        ),
+        settle_s: builder.declare(
+            Param::double("settle_s", 2.0)
+                .range(0.0, 60.0)
+                .description("how long a vehicle holds above its pad, once arrived, before it first asks to land, s")
                 .read_only(),
         ),
         status_rate_hz: builder.declare(Param::double("status_rate_hz", 2.0).range(0.1, 50.0).read_only()),
@@ -150,6 +164,8 @@ fn main() -> std::process::ExitCode {
                 approach_gain: params.approach_gain.get(),
                 request_period_s: params.request_period_s.get(),
                 touchdown_below_m: params.touchdown_below_m.get(),
+                align_radius_m: params.align_radius_m.get(),
+                settle_s: params.settle_s.get(),
             });
 
             let odom_sub = node.subscription::<Odometry>("odometry/filtered", qos::default())?;

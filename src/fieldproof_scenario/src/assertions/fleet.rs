@@ -575,7 +575,7 @@ pub(super) fn pad_error(
     store: &Store,
     (vehicle, truth_topic): (&str, &str),
     status_topic: &str,
-    max_m: f64,
+    (max_m, report_max_m): (f64, f64),
     pad: Option<&CarrierPad>,
     span: Span,
 ) -> Found {
@@ -596,6 +596,7 @@ pub(super) fn pad_error(
         "vehicle": vehicle,
         "status_topic": status_topic,
         "max_m": max_m,
+        "report_max_m": report_max_m,
         "reports": mine.len(),
         "last_phase": mine.last().map(|r| phase_name(r.phase)),
         "touchdown_s": touchdown.map(|r| milli(r.received)),
@@ -627,8 +628,8 @@ pub(super) fn pad_error(
         None => failures.push(format!(
             "{vehicle} reported no pad error (NaN) at its touchdown ({t:.2} s)"
         )),
-        Some(e) if e > max_m => failures.push(format!(
-            "{vehicle} touched down at {t:.2} s {e:.2} m from its pad by its own report (pad_error_m), above {max_m} m"
+        Some(e) if e > report_max_m => failures.push(format!(
+            "{vehicle} touched down at {t:.2} s {e:.2} m from its pad by its own report (pad_error_m), above {report_max_m} m"
         )),
         Some(_) => {}
     }

@@ -513,13 +513,14 @@ pub fn evaluate_one(a: &Assertion, ev: &Evidence) -> Outcome {
             vehicle,
             status_topic,
             max_m,
+            report_max_m,
             pad,
         } => {
             let found = fleet::pad_error(
                 ev.store,
                 (vehicle, ev.truth_topic(vehicle)),
                 status_topic,
-                *max_m,
+                (*max_m, *report_max_m),
                 pad.as_ref(),
                 fleet_span,
             );

@@ -1312,10 +1312,16 @@ fn landing_on_the_carrier(off_m: f64) -> Store {
 }
 
 fn pad(max_m: f64, with_pad: bool, s: &Store) -> Outcome {
+    pad_bounds((max_m, max_m), with_pad, s)
+}
+
+/// `pad_error` with bounds (truth, report).
+fn pad_bounds((max_m, report_max_m): (f64, f64), with_pad: bool, s: &Store) -> Outcome {
     let check = Check::PadError {
         vehicle: "quad1".into(),
         status_topic: "/fleet/status".into(),
         max_m,
+        report_max_m,
         pad: with_pad.then(|| CarrierPad {
             topic: "/carrier/pads".into(),
             index: 0,
@@ -1346,6 +1352,20 @@ fn pad_error_at_touchdown_reported_and_true() {
         o.reason.unwrap(),
         "assertion pad: quad1 touched down at 24.00 s 0.10 m from its pad by its own report (pad_error_m), above 0.05 m; quad1's truth was 0.20 m from pad 0 of /carrier/pads at its touchdown (24.00 s), above 0.05 m"
     );
+    // Each against its own bound: the truth (0.2 m) within 0.25 m, the report (0.1 m) over
+    // 0.05 m; then the other way round.
+    let o = pad_bounds((0.25, 0.05), true, &s);
+    assert_eq!(
+        o.reason.unwrap(),
+        "assertion pad: quad1 touched down at 24.00 s 0.10 m from its pad by its own report (pad_error_m), above 0.05 m"
+    );
+    assert_eq!(o.observed["report_max_m"], 0.05);
+    let o = pad_bounds((0.15, 1.0), true, &s);
+    assert_eq!(
+        o.reason.unwrap(),
+        "assertion pad: quad1's truth was 0.20 m from pad 0 of /carrier/pads at its touchdown (24.00 s), above 0.15 m"
+    );
+    assert!(pad_bounds((0.25, 0.15), true, &s).passed);
     // Without the pad's poses only the report counts.
     let o = pad(0.15, false, &fleet());
     assert!(o.passed, "{o:?}");

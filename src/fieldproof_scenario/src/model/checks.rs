@@ -596,8 +596,8 @@ impl CheckSpec for LeasesExclusive {
     }
 }
 
-/// `pad_error`: at touchdown the vehicle's reported distance from its pad (and its truth's,
-/// given the carrier's pad poses) at most `max_m`.
+/// `pad_error`: at touchdown the vehicle's truth's distance from its pad (given the carrier's
+/// pad poses) at most `max_m`, and its own reported distance at most `report_max_m`.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct PadError {
@@ -607,6 +607,11 @@ pub struct PadError {
     /// The largest distance allowed (m, horizontal); required.
     #[serde(default)]
     pub max_m: Option<f64>,
+    /// The largest distance the vehicle may report (m; default `max_m`). Its report is its
+    /// navigation estimate's distance, which carries the estimate's error (GNSS), so it may
+    /// be set wider than the truth's bound.
+    #[serde(default)]
+    pub report_max_m: Option<f64>,
     /// The vehicles' reports (default `/fleet/status`).
     #[serde(default)]
     pub status_topic: Option<String>,
@@ -625,6 +630,10 @@ impl CheckSpec for PadError {
         let max_m = self.max_m.ok_or_else(|| cx.need("max_m"))?;
         if !(max_m.is_finite() && max_m > 0.0) {
             return Err(cx.err("max_m", format!("{max_m} must be above 0")));
+        }
+        let report_max_m = self.report_max_m.unwrap_or(max_m);
+        if !(report_max_m.is_finite() && report_max_m > 0.0) {
+            return Err(cx.err("report_max_m", format!("{report_max_m} must be above 0")));
         }
         let status_topic = cx.topic_or(
             "status_topic",
@@ -659,6 +668,7 @@ impl CheckSpec for PadError {
             vehicle,
             status_topic,
             max_m,
+            report_max_m,
             pad,
         })
     }

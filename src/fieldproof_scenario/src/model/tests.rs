@@ -1035,6 +1035,7 @@ fn pad_error() {
             vehicle: "quad1".into(),
             status_topic: "/fleet/status".into(),
             max_m: 0.5,
+            report_max_m: 0.5,
             pad: None,
         }
     );
@@ -1042,7 +1043,7 @@ fn pad_error() {
     // With the carrier's pad poses (typed by record.types here: no carrier in this
     // scenario), recorded too.
     let s = fleet_with(
-        "type: pad_error, vehicle: quad3, max_m: 0.4, pads_topic: /carrier/pads, pad_index: 2",
+        "type: pad_error, vehicle: quad3, max_m: 0.4, report_max_m: 1.0, pads_topic: /carrier/pads, pad_index: 2",
         "record: { types: { /carrier/pads: geometry_msgs/msg/PoseArray } }\n",
     )
     .unwrap();
@@ -1052,6 +1053,7 @@ fn pad_error() {
             vehicle: "quad3".into(),
             status_topic: "/fleet/status".into(),
             max_m: 0.4,
+            report_max_m: 1.0,
             pad: Some(types::CarrierPad {
                 topic: "/carrier/pads".into(),
                 index: 2,
@@ -1078,6 +1080,10 @@ fn pad_error() {
         (
             "vehicle: quad1, max_m: 0",
             "assertions[0].max_m: 0 must be above 0",
+        ),
+        (
+            "vehicle: quad1, max_m: 0.5, report_max_m: .nan",
+            "assertions[0].report_max_m: NaN must be above 0",
         ),
         (
             "vehicle: quad1, max_m: 0.5, pads_topic: /carrier/pads",

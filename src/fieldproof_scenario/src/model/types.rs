@@ -315,15 +315,17 @@ pub enum Check {
         tolerance_s: f64,
     },
     /// At the vehicle's touchdown (its first LANDED report after LANDING) its reported
-    /// `pad_error_m`, and its truth's distance from its pad when `pad` is given, at most
-    /// `max_m`.
+    /// `pad_error_m` at most `report_max_m`, and its truth's distance from its pad (when `pad`
+    /// is given) at most `max_m`.
     PadError {
         /// The vehicle.
         vehicle: String,
         /// The vehicles' reports (`fieldproof_interfaces/msg/FleetStatus`).
         status_topic: String,
-        /// The bound (m, horizontal).
+        /// The truth's bound (m, horizontal).
         max_m: f64,
+        /// The report's bound (m, horizontal).
+        report_max_m: f64,
         /// Its pad among the carrier's pad poses, for the truth's distance.
         pad: Option<CarrierPad>,
     },
