@@ -691,6 +691,11 @@ fn a_multirotor_records_its_mode_and_estimate() {
     let s = crate::model::load(&scenarios_dir().join("ugv_link_loss.yaml")).unwrap();
     assert!(is_latched(&s.vehicles, "/ugv1/link_state"));
     assert!(!is_latched(&s.vehicles, "/ugv1/gcs/heartbeat"));
+    // A convoy follower's watchdog state is latched, published at each change only: its
+    // first FOLLOW came 0.5 s before a run's timeline, before the recorder had joined.
+    let s = crate::model::load(&scenarios_dir().join("convoy_blackout.yaml")).unwrap();
+    assert!(is_latched(&s.vehicles, "/ugv2/convoy/watchdog_state"));
+    assert!(!is_latched(&s.vehicles, "/ugv2/convoy/link_stats"));
 }
 
 #[test]

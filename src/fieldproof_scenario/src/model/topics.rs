@@ -102,7 +102,8 @@ pub fn mode_topic(v: &Vehicle) -> Option<String> {
 
 /// Whether a recorded topic is one its publisher latches (a vehicle's supervisor mode and
 /// reason, its autopilot's status, its mission's completion, its failsafe's `link_state`,
-/// the fleet station's `/fleet/lease`, a fleet quad's `fleet/phase`):
+/// the fleet station's `/fleet/lease`, a fleet quad's `fleet/phase`, a convoy follower's
+/// `convoy/watchdog_state`):
 /// the recorder reads it reliably and transient-local, so no change is lost and the value
 /// published before the recorder joined is heard (the readiness wait behind a link needs
 /// link_monitor's one `link_state` true, published at its first heartbeat).
@@ -112,6 +113,7 @@ pub fn is_latched(vehicles: &[Vehicle], topic: &str) -> bool {
             failsafe_state_topic(v).as_deref() == Some(topic)
                 || (is_multirotor(v)
                     && topic == format!("{}/{FLEET_PHASE_TOPIC}", v.topic_prefix()))
+                || topic == format!("{}/{CONVOY_STATE_TOPIC}", v.topic_prefix())
                 || MISSION_TOPICS
                     .iter()
                     .any(|m| m.latched && topic == format!("{}/{}", v.topic_prefix(), m.topic))
@@ -142,6 +144,11 @@ const FLEET_TOPICS: [(&str, &str); 4] = [
 
 /// The fleet station's book, latched (recorded reliable and transient-local).
 const FLEET_LEASE_TOPIC: &str = "/fleet/lease";
+
+/// A convoy follower's watchdog state (relative to its namespace; `std_msgs/msg/String`,
+/// latched by `convoy_follower`, published at each change only: its first `FOLLOW` may come
+/// before the recorder joins).
+const CONVOY_STATE_TOPIC: &str = "convoy/watchdog_state";
 
 /// A fleet quad's phase (relative to its namespace; `std_msgs/msg/String`, latched by its
 /// `fleet_adapter`): a timeline's `when:` trigger (`WAITING_LAND`) and a recordable topic.
