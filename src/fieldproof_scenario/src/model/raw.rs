@@ -210,6 +210,9 @@ pub struct Timeouts {
     pub ground_s: Secs,
     /// The whole run (wall clock), bring-up to teardown.
     pub run_s: Secs,
+    /// The simulation clock not advancing during the timeline (wall clock): the simulator
+    /// stalled, or its `/clock` no longer reaches the runner. The run ends as not run.
+    pub clock_stall_s: Secs,
     /// A process to leave after SIGINT before SIGKILL.
     pub shutdown_s: Secs,
 }
@@ -220,6 +223,7 @@ impl Default for Timeouts {
             ready_s: Secs(60.0),
             ground_s: Secs(60.0),
             run_s: Secs(900.0),
+            clock_stall_s: Secs(60.0),
             shutdown_s: Secs(5.0),
         }
     }

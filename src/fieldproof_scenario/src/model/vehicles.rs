@@ -456,6 +456,7 @@ pub(super) fn check_timeouts(ctx: &Ctx, t: &Timeouts) -> Result<(), ScenarioErro
         ("ready_s", t.ready_s),
         ("ground_s", t.ground_s),
         ("run_s", t.run_s),
+        ("clock_stall_s", t.clock_stall_s),
         ("shutdown_s", t.shutdown_s),
     ] {
         if value.get() <= 0.0 {

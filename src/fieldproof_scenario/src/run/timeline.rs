@@ -418,6 +418,11 @@ async fn dds_body(
     let start_unix = unix_now();
     out.timeline_start_unix = Some(start_unix);
     let run_deadline = t_start + Duration::from_secs_f64(s.raw.timeouts.run_s.get());
+    let mut clock_watch = ClockWatch::new(
+        t0,
+        Instant::now(),
+        Duration::from_secs_f64(s.raw.timeouts.clock_stall_s.get()),
+    );
     let topics_of = |v: &str| s.vehicles.iter().find(|x| x.name == v);
     let mut next_sample = Instant::now();
     loop {
@@ -430,6 +435,14 @@ async fn dds_body(
                 "the timeline, at {now_s:.1} of {} s",
                 s.duration_s
             )));
+            break;
+        }
+        if let Some(stalled) = clock_watch.observe(clock.now_nanos(), Instant::now()) {
+            out.error = Some(format!(
+                "the simulation clock (/clock) did not advance for {:.0} s of wall clock (timeouts.clock_stall_s), at {now_s:.1} of {} s of the timeline: the simulator stalled or its /clock no longer reaches the runner",
+                stalled.as_secs_f64(),
+                s.duration_s
+            ));
             break;
         }
         if Instant::now() > run_deadline {
@@ -714,10 +727,59 @@ fn kill_launched_node(
     ))
 }
 
+/// Watches the simulation clock during the timeline (`timeouts.clock_stall_s`): a run
+/// whose clock stops advancing (the simulator stalled, or its `/clock` no longer reaches
+/// the runner) ends after the limit instead of waiting out `run_s`.
+struct ClockWatch {
+    /// The clock's last value and when (wall clock) it was first read.
+    seen: (i64, Instant),
+    limit: Duration,
+}
+
+impl ClockWatch {
+    fn new(now_ns: i64, at: Instant, limit: Duration) -> ClockWatch {
+        ClockWatch {
+            seen: (now_ns, at),
+            limit,
+        }
+    }
+
+    /// Takes the clock's value read at `at`; how long it has not advanced, once that is
+    /// beyond the limit.
+    fn observe(&mut self, now_ns: i64, at: Instant) -> Option<Duration> {
+        if now_ns != self.seen.0 {
+            self.seen = (now_ns, at);
+            return None;
+        }
+        let still = at.saturating_duration_since(self.seen.1);
+        (still > self.limit).then_some(still)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::model::PoseSpec;
+
+    #[test]
+    fn a_clock_that_stops_advancing_ends_the_run_after_the_limit() {
+        let start = Instant::now();
+        let at = |seconds: u64| start + Duration::from_secs(seconds);
+        let mut watch = ClockWatch::new(5, start, Duration::from_secs(60));
+        // Advancing, however slowly: never stalled.
+        for (second, clock) in [(30, 6), (89, 7), (148, 8)] {
+            assert_eq!(watch.observe(clock, at(second)), None);
+        }
+        // Stuck at 8 since 148 s: not beyond 60 s at 208 s, beyond it at 209 s.
+        assert_eq!(watch.observe(8, at(208)), None);
+        assert_eq!(
+            watch.observe(8, at(209)),
+            Some(Duration::from_secs(61))
+        );
+        // Moving again (a clock reset counts: it changed) starts the wait over.
+        assert_eq!(watch.observe(2, at(300)), None);
+        assert_eq!(watch.observe(2, at(359)), None);
+    }
 
     #[test]
     fn goals_go_into_the_odom_frame_of_the_spawn_pose() {
