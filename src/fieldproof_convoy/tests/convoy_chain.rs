@@ -64,7 +64,7 @@ fn follower_gaps_equal_source_drops_plus_radio_drops() {
     let mut stats = (None, None, None);
     let stats_ref = &mut stats;
     let lead_ref = &mut lead;
-    peer("chain_peer", domain, |node| async move {
+    fieldproof_runtime::run_on_domain("chain_peer", domain, |node| async move {
         let lead_odom = node.publisher::<Odometry>("/r1/odom", qos::default())?;
         let follower_odom = node.publisher::<Odometry>("/r2/odom", qos::default())?;
         let source =
@@ -109,7 +109,7 @@ fn follower_gaps_equal_source_drops_plus_radio_drops() {
                 }
             }
         }
-    });
+    }).expect("peer run");
     let (source, radio, link) = (stats.0.unwrap(), stats.1.unwrap(), stats.2.unwrap());
     eprintln!("source {source}\nradio {radio}\nfollower {link}");
     let count =

@@ -111,7 +111,7 @@ fn follows_holds_stops_and_rejoins_as_the_packets_come_and_go() {
 
     let mut seen = Observed::default();
     let seen_ref = &mut seen;
-    peer("convoy_peer", domain, |node| async move {
+    fieldproof_runtime::run_on_domain("convoy_peer", domain, |node| async move {
         let odom_pub = node.publisher::<Odometry>("odom", qos::default())?;
         let cmd_sub = node.subscription::<Twist>("cmd_vel", qos::default())?;
         let state_sub = node.subscription::<std_msgs::String>(
@@ -196,7 +196,7 @@ fn follows_holds_stops_and_rejoins_as_the_packets_come_and_go() {
                 }
             }
         }
-    });
+    }).expect("peer run");
     node.stop();
 
     let outage = seen.last_packet_before_outage.unwrap();

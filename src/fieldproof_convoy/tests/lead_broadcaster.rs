@@ -60,7 +60,7 @@ fn publish_odometry_until(
 ) -> Option<serde_json::Value> {
     let last_stats = Arc::new(Mutex::new(None::<serde_json::Value>));
     let out = last_stats.clone();
-    peer("odom_source", domain, |node| async move {
+    fieldproof_runtime::run_on_domain("odom_source", domain, |node| async move {
         let odom_pub = node.publisher::<Odometry>("odom", qos::default())?;
         let stats_sub =
             node.subscription::<std_msgs::String>("convoy/source_stats", qos::latched())?;
@@ -79,7 +79,7 @@ fn publish_odometry_until(
             }
             assert!(start.elapsed() < limit, "not done within {limit:?}");
         }
-    });
+    }).expect("peer run");
     let stats = last_stats.lock().unwrap().clone();
     stats
 }
@@ -222,7 +222,7 @@ fn a_blackout_set_at_run_time_drops_a_run_of_packets_and_counts_them() {
     let _node = NodeProc::start(EXE, domain, &[format!("serial_port:={}", pty.slave_path)]);
     let mut final_stats = None;
     let final_ref = &mut final_stats;
-    peer("blackout_switch", domain, |node| async move {
+    fieldproof_runtime::run_on_domain("blackout_switch", domain, |node| async move {
         let odom_pub = node.publisher::<Odometry>("odom", qos::default())?;
         let stats_sub =
             node.subscription::<std_msgs::String>("convoy/source_stats", qos::latched())?;
@@ -282,7 +282,7 @@ fn a_blackout_set_at_run_time_drops_a_run_of_packets_and_counts_them() {
                 _ => {}
             }
         }
-    });
+    }).expect("peer run");
     std::thread::sleep(Duration::from_millis(300));
     let stats = final_stats.unwrap();
     let last_seq = stats["seq"].as_u64().unwrap() as u32;

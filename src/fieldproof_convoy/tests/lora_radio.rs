@@ -33,7 +33,7 @@ fn frame(seq: u32) -> [u8; PACKET_LEN] {
 fn radio_stats(domain: u16, done: impl Fn(&serde_json::Value) -> bool) -> serde_json::Value {
     let mut found = None;
     let found_ref = &mut found;
-    peer("stats_reader", domain, |node| async move {
+    fieldproof_runtime::run_on_domain("stats_reader", domain, |node| async move {
         let sub = node.subscription::<std_msgs::String>("convoy/radio_stats", qos::latched())?;
         let end = Instant::now() + Duration::from_secs(20);
         loop {
@@ -44,7 +44,7 @@ fn radio_stats(domain: u16, done: impl Fn(&serde_json::Value) -> bool) -> serde_
             }
             assert!(Instant::now() < end, "radio stats never settled: {stats}");
         }
-    });
+    }).expect("peer run");
     found.expect("stats")
 }
 

@@ -20,22 +20,6 @@ const S: i64 = 1_000_000_000;
 /// How long an expected message may take to arrive (wall clock): generous, never a verdict.
 const PATIENCE: Duration = Duration::from_secs(20);
 
-/// Runs `body` as a node named `name` in ROS domain `domain`, in this process.
-fn peer<F, Fut>(name: &str, domain: u16, body: F)
-where
-    F: FnOnce(Node) -> Fut,
-    Fut: Future<Output = NodeResult>,
-{
-    assert!(
-        fieldproof_testkit::is_contained(),
-        "DDS outside a private network namespace"
-    );
-    let d = domain.to_string();
-    let cfg = NodeBuilder::new(name)
-        .resolve([name], |k| (k == "ROS_DOMAIN_ID").then(|| d.clone()))
-        .expect("peer config");
-    fieldproof_runtime::run(cfg, body).expect("peer run");
-}
 
 /// `fut`'s output, or a panic naming `what` after [`PATIENCE`].
 async fn within<T>(what: &str, fut: impl Future<Output = T>) -> T {
@@ -162,7 +146,7 @@ fn the_station_grants_one_lease_at_a_time_and_holds_an_expired_one_until_its_veh
             "safety_margin_s:=10.0",
         ])
         .start();
-    peer("station_peer", domain, |node| async move {
+    fieldproof_runtime::run_on_domain("station_peer", domain, |node| async move {
         let clock = SimClock::start(&node, 10 * S)?;
         let odom_pub = node.publisher::<Odometry>("/carrier/odom", qos::default())?;
         let request_pub = node.publisher::<ClearanceRequest>(
@@ -287,7 +271,7 @@ fn the_station_grants_one_lease_at_a_time_and_holds_an_expired_one_until_its_veh
         assert!(land.granted && land.lease_id == 3, "{land:?}");
         node.shutdown();
         Ok(())
-    });
+    }).expect("peer run");
     station.stop();
     assert_eq!(station.stderr.count("panicked"), 0);
 }
@@ -361,7 +345,7 @@ fn the_adapter_waits_for_its_launch_lease_then_hands_the_supervisor_the_planners
             "pads_topic:=/carrier/pads",
         ])
         .start();
-    peer("adapter_peer", domain, |node| async move {
+    fieldproof_runtime::run_on_domain("adapter_peer", domain, |node| async move {
         let clock = SimClock::start(&node, 5 * S)?;
         let odom_pub = node.publisher::<Odometry>("/quad1/odometry/filtered", qos::default())?;
         let pads_pub = node.publisher::<PoseArray>("/carrier/pads", qos::default())?;
@@ -477,7 +461,7 @@ fn the_adapter_waits_for_its_launch_lease_then_hands_the_supervisor_the_planners
         );
         node.shutdown();
         Ok(())
-    });
+    }).expect("peer run");
     adapter.stop();
     assert_eq!(adapter.stderr.count("panicked"), 0);
 }

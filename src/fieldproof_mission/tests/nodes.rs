@@ -33,22 +33,6 @@ fn quad1_node(exe: &str, domain: u16, params: &[String]) -> NodeCommand {
         .env_remove("FIELDPROOF_EVIDENCE_DIR")
 }
 
-/// Runs `body` as a node named `name` in ROS domain `domain`, in this process.
-fn peer<F, Fut>(name: &str, domain: u16, body: F)
-where
-    F: FnOnce(Node) -> Fut,
-    Fut: std::future::Future<Output = NodeResult>,
-{
-    assert!(
-        fieldproof_testkit::is_contained(),
-        "DDS outside a private network namespace"
-    );
-    let d = domain.to_string();
-    let cfg = NodeBuilder::new(name)
-        .resolve([name], |k| (k == "ROS_DOMAIN_ID").then(|| d.clone()))
-        .expect("peer config");
-    fieldproof_runtime::run(cfg, body).expect("peer run");
-}
 
 /// Waits (wall clock, at most [`PATIENCE`]) until `f` holds; panics naming `what`.
 async fn eventually(what: &str, mut f: impl FnMut() -> bool) {
@@ -141,7 +125,7 @@ fn autopilot_stub_holds_then_lands_when_setpoints_stop() {
     )
     .start();
     let sim = SimClock::default();
-    peer("autopilot_peer", domain, |node| async move {
+    fieldproof_runtime::run_on_domain("autopilot_peer", domain, |node| async move {
         let clock_pub = node.publisher::<rosgraph_msgs::Clock>("/clock", qos::clock())?;
         let setpoint_pub =
             node.publisher::<TwistStamped>("/quad1/supervisor/setpoint", qos::default())?;
@@ -286,7 +270,7 @@ fn autopilot_stub_holds_then_lands_when_setpoints_stop() {
         assert!(all[held..].iter().all(|c| c.linear.z <= 0.0), "{all:?}");
         node.shutdown();
         Ok(())
-    });
+    }).expect("peer run");
     stub.stop();
     assert_eq!(stub.stderr.count("panicked"), 0);
 }
@@ -414,7 +398,7 @@ fn mission_supervisor_aborts_when_its_core_exits() {
     .start();
     let sim = SimClock::default();
     sim.set_ms(1000);
-    peer("supervisor_peer", domain, |node| async move {
+    fieldproof_runtime::run_on_domain("supervisor_peer", domain, |node| async move {
         let (setpoints, _a) =
             collect::<TwistStamped>(&node, "/quad1/supervisor/setpoint", qos::default()).await?;
         let (modes, _b) = collect::<std_msgs::String>(
@@ -469,7 +453,7 @@ fn mission_supervisor_aborts_when_its_core_exits() {
         );
         node.shutdown();
         Ok(())
-    });
+    }).expect("peer run");
     // Killed, not stopped: the evidence is complete all the same (one write per line).
     supervisor.child.kill().unwrap();
     supervisor.wait_exit(Duration::from_secs(10));
@@ -555,7 +539,7 @@ fn mission_supervisor_supervises_perception_health() {
     .start();
     let sim = SimClock::default();
     sim.set_ms(1000);
-    peer("supervisor_peer", domain, |node| async move {
+    fieldproof_runtime::run_on_domain("supervisor_peer", domain, |node| async move {
         let (modes, _a) = collect::<std_msgs::String>(
             &node,
             "/quad1/supervisor/mode",
@@ -599,7 +583,7 @@ fn mission_supervisor_supervises_perception_health() {
         );
         node.shutdown();
         Ok(())
-    });
+    }).expect("peer run");
     supervisor.stop();
     assert_eq!(supervisor.stderr.count("panicked"), 0);
     assert!(
@@ -658,7 +642,7 @@ fn mission_supervisor_flies_lands_and_its_frames_replay() {
     .start();
     let sim = SimClock::default();
     sim.set_ms(1000);
-    peer("supervisor_peer", domain, |node| async move {
+    fieldproof_runtime::run_on_domain("supervisor_peer", domain, |node| async move {
         let (setpoints, _a) =
             collect::<TwistStamped>(&node, "/quad1/supervisor/setpoint", qos::default()).await?;
         let (modes, _b) = collect::<std_msgs::String>(
@@ -693,7 +677,7 @@ fn mission_supervisor_flies_lands_and_its_frames_replay() {
             .all(|s| s.header.frame_id == "map" && s.twist.non_finite_field().is_none()));
         node.shutdown();
         Ok(())
-    });
+    }).expect("peer run");
     supervisor.stop();
     assert_eq!(supervisor.stderr.count("panicked"), 0);
     let frames_in = std::fs::read(frames.join("frames.in")).unwrap();

@@ -46,22 +46,6 @@ fn perception(domain: u16, params: &[String]) -> NodeCommand {
         .params(params)
 }
 
-/// Runs `body` as a node named `name` in ROS domain `domain`, in this process.
-fn peer<F, Fut>(name: &str, domain: u16, body: F)
-where
-    F: FnOnce(Node) -> Fut,
-    Fut: std::future::Future<Output = NodeResult>,
-{
-    assert!(
-        fieldproof_testkit::is_contained(),
-        "DDS outside a private network namespace"
-    );
-    let d = domain.to_string();
-    let cfg = NodeBuilder::new(name)
-        .resolve([name], |k| (k == "ROS_DOMAIN_ID").then(|| d.clone()))
-        .expect("peer config");
-    fieldproof_runtime::run(cfg, body).expect("peer run");
-}
 
 /// Messages received so far on one topic (filled by a task of the peer).
 #[derive(Clone)]
@@ -184,7 +168,7 @@ fn each_image_gives_detections_and_health_stamped_with_its_capture_time() {
     let mut node = perception(domain, &[]).start();
     node.wait_for_log("verified", PATIENCE);
     let log = node.stderr.clone();
-    peer("camera", domain, |peer| async move {
+    fieldproof_runtime::run_on_domain("camera", domain, |peer| async move {
         let camera = peer.publisher::<Image>("/quad1/camera/image", qos::default())?;
         let (detections, _d) =
             collect::<Detection2DArray>(&peer, "/quad1/perception/detections").await?;
@@ -334,7 +318,7 @@ fn each_image_gives_detections_and_health_stamped_with_its_capture_time() {
             assert!(good.contains(&d.header.stamp), "{:?}", d.header);
         }
         Ok(())
-    });
+    }).expect("peer run");
     node.stop();
     assert!(node.child.try_wait().unwrap().unwrap().success());
     assert_eq!(node.stderr.count("panicked"), 0);
@@ -379,7 +363,7 @@ fn a_refused_artifact_exits_2_with_the_reason_and_publishes_nothing() {
         (vec!["min_version:=2.0.0".to_string()], "version"),
         (vec!["device:=gpu".to_string()], "device"),
     ];
-    peer("watcher", domain, |peer| async move {
+    fieldproof_runtime::run_on_domain("watcher", domain, |peer| async move {
         let detections =
             peer.subscription::<Detection2DArray>("/quad1/perception/detections", qos::default())?;
         let health =
@@ -402,7 +386,7 @@ fn a_refused_artifact_exits_2_with_the_reason_and_publishes_nothing() {
         );
         assert!(detections.try_recv()?.is_none() && health.try_recv()?.is_none());
         Ok(())
-    });
+    }).expect("peer run");
 }
 
 /// Missing required parameters are refused the same way, naming the parameter.

@@ -84,6 +84,9 @@ pub enum RunError {
     /// Signal handling could not be installed.
     #[error("installing signal handlers: {0}")]
     Signals(std::io::Error),
+    /// The node's configuration was refused ([`run_on_domain`]).
+    #[error("configuring the node: {0}")]
+    Config(#[from] StartError),
 }
 
 /// Resolves the node from the process's arguments and environment and runs it (see
@@ -152,6 +155,21 @@ where
     Fut: Future<Output = NodeResult>,
 {
     run_node(cfg, body, false)
+}
+
+/// Runs `body` as a node named `name` on ROS domain `domain_id`, in this process, with no
+/// command line and none of the process's environment: an in-process peer beside the nodes
+/// a test starts, or a tool that picks its own domain.
+pub fn run_on_domain<F, Fut>(name: &str, domain_id: u16, body: F) -> Result<(), RunError>
+where
+    F: FnOnce(Node) -> Fut,
+    Fut: Future<Output = NodeResult>,
+{
+    let domain = domain_id.to_string();
+    let cfg = NodeBuilder::new(name).resolve([name], |key| {
+        (key == "ROS_DOMAIN_ID").then(|| domain.clone())
+    })?;
+    run(cfg, body)
 }
 
 /// As [`run`], but the body is never cut short: SIGINT/SIGTERM only request the shutdown

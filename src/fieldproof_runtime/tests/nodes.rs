@@ -133,7 +133,7 @@ fn names_and_parameters_come_from_the_command_line() {
             "qos_depth:=7",
         ],
     );
-    peer("names_peer", 91, |node| async move {
+    fieldproof_runtime::run_on_domain("names_peer", 91, |node| async move {
         // the node is in the graph under its remapped name and namespace
         timeout(LONG, node.wait_for_node("/y/x"))
             .await
@@ -224,7 +224,7 @@ fn names_and_parameters_come_from_the_command_line() {
             .expect("no message on /y/chatter")?;
         assert!(m.data.starts_with("from_file "), "{m:?}");
         Ok(())
-    });
+    }).expect("peer run");
     // logs carry the remapped logger name
     assert!(
         proc.count("[y.x]: publishing on /y/chatter at 3 Hz") == 1,
@@ -242,7 +242,7 @@ fn set_parameters_takes_effect_and_bad_values_are_rejected() {
         &["--ros-args", "-r", "__node:=setter", "-p", "rate_hz:=20.0"],
     );
     let procr = &proc;
-    peer("set_peer", 92, |node| async move {
+    fieldproof_runtime::run_on_domain("set_peer", 92, |node| async move {
         timeout(LONG, node.wait_for_node("/setter"))
             .await
             .expect("/setter never appeared");
@@ -385,7 +385,7 @@ fn set_parameters_takes_effect_and_bad_values_are_rejected() {
         let v = call(&get, get_values(&["message"]), each, 20).await;
         assert_eq!(values(&v), vec![Some(ParamValue::String("changed".into()))]);
         Ok(())
-    });
+    }).expect("peer run");
     assert!(proc.count("Publishing: 'changed ") >= 1);
 }
 
@@ -418,7 +418,7 @@ fn sim_time_timer_ticks_20_times_for_one_simulated_second() {
             "rate_hz:=20.0",
         ],
     );
-    peer("clock_peer", 93, |node| {
+    fieldproof_runtime::run_on_domain("clock_peer", 93, |node| {
         let proc = &proc;
         async move {
             // the timer exists once this is logged (it is created just before)
@@ -465,7 +465,7 @@ fn sim_time_timer_ticks_20_times_for_one_simulated_second() {
             }
             Ok(())
         }
-    });
+    }).expect("peer run");
     assert_eq!(proc.count("Publishing:"), 20, "{:#?}", proc.lines());
 }
 
@@ -473,7 +473,7 @@ fn sim_time_timer_ticks_20_times_for_one_simulated_second() {
 fn sigterm_makes_the_node_leave_the_graph() {
     fieldproof_testkit::contain_or_return!();
     let mut proc = Proc::start("talker", 94, &["--ros-args", "-r", "__node:=leaver"]);
-    peer("leave_peer", 94, |node| {
+    fieldproof_runtime::run_on_domain("leave_peer", 94, |node| {
         let proc = &mut proc;
         async move {
             timeout(LONG, node.wait_for_node("/leaver"))
@@ -499,7 +499,7 @@ fn sigterm_makes_the_node_leave_the_graph() {
             .expect("talker's publisher still matched after exit");
             Ok(())
         }
-    });
+    }).expect("peer run");
     assert_eq!(proc.count("SIGTERM received, shutting down"), 1);
 }
 
@@ -534,7 +534,7 @@ fn logs_go_to_rosout_and_respect_the_log_level() {
             "warn",
         ],
     );
-    peer("log_peer", 96, |node| {
+    fieldproof_runtime::run_on_domain("log_peer", 96, |node| {
         let proc = &proc;
         async move {
             // asking for a parameter that cannot be set makes the node warn
@@ -570,7 +570,7 @@ fn logs_go_to_rosout_and_respect_the_log_level() {
             proc.wait_line("[WARN]", LONG).await;
             Ok(())
         }
-    });
+    }).expect("peer run");
     assert_eq!(proc.count("[INFO]"), 0, "{:#?}", proc.lines());
     assert!(proc.count("[WARN]") >= 1);
 }
@@ -590,7 +590,7 @@ fn discovery_range_localhost_is_seen_and_off_is_not() {
         &["--ros-args", "-r", "__node:=hermit"],
         &[("ROS_AUTOMATIC_DISCOVERY_RANGE", "OFF")],
     );
-    peer("range_peer", 97, |node| {
+    fieldproof_runtime::run_on_domain("range_peer", 97, |node| {
         let off = &off;
         async move {
             timeout(LONG, node.wait_for_node("/local"))
@@ -605,7 +605,7 @@ fn discovery_range_localhost_is_seen_and_off_is_not() {
             );
             Ok(())
         }
-    });
+    }).expect("peer run");
 }
 
 #[test]
@@ -622,7 +622,7 @@ fn use_sim_time_can_be_switched_on_at_run_time() {
             "rate_hz:=20.0",
         ],
     );
-    peer("switch_peer", 98, |node| {
+    fieldproof_runtime::run_on_domain("switch_peer", 98, |node| {
         let proc = &proc;
         async move {
             // ticking in system time first
@@ -692,13 +692,13 @@ fn use_sim_time_can_be_switched_on_at_run_time() {
             assert_eq!(proc.count(&next), 1, "{:#?}", proc.lines());
             Ok(())
         }
-    });
+    }).expect("peer run");
 }
 
 #[test]
 fn qos_parameters_give_a_late_listener_the_latched_message() {
     fieldproof_testkit::contain_or_return!();
-    peer("latch_peer", 89, |node| async move {
+    fieldproof_runtime::run_on_domain("latch_peer", 89, |node| async move {
         let publisher = node.publisher::<std_msgs::String>("/chatter", qos::latched())?;
         publisher.publish(std_msgs::String {
             data: "latched".into(),
@@ -724,5 +724,5 @@ fn qos_parameters_give_a_late_listener_the_latched_message() {
             .expect("listeners never matched");
         assert_eq!(volatile.count("I heard"), 0);
         Ok(())
-    });
+    }).expect("peer run");
 }

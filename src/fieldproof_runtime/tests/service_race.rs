@@ -189,7 +189,7 @@ fn with_ping_server(
         test(handled_rx);
         let _ = done_tx.send_blocking(());
     });
-    peer("race_server", domain, |node: Node| async move {
+    fieldproof_runtime::run_on_domain("race_server", domain, |node: Node| async move {
         let server = node
             .server::<Ping, Pong>("~/ping", PING_TYPE)?
             .with_reply_match_wait(reply_wait);
@@ -206,7 +206,7 @@ fn with_ping_server(
             _ = done_rx.recv().fuse() => {}
         }
         Ok(())
-    });
+    }).expect("peer run");
     if let Err(panic) = test_thread.join() {
         std::panic::resume_unwind(panic);
     }

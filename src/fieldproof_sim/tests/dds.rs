@@ -28,17 +28,6 @@ fn start_sim(domain: u16, args: &[&str]) -> ChildGuard {
     )
 }
 
-fn peer<F, Fut>(domain: u16, body: F)
-where
-    F: FnOnce(Node) -> Fut,
-    Fut: std::future::Future<Output = NodeResult>,
-{
-    let d = domain.to_string();
-    let cfg = NodeBuilder::new("sim_test_peer")
-        .resolve(["peer"], |k| (k == "ROS_DOMAIN_ID").then(|| d.clone()))
-        .expect("peer config");
-    fieldproof_runtime::run(cfg, body).expect("peer run");
-}
 
 async fn within<T>(d: Duration, fut: impl std::future::Future<Output = T>) -> T {
     futures::select! {
@@ -62,7 +51,7 @@ fn clock_and_odometry_arrive_and_cmd_vel_drives() {
             "120",
         ],
     );
-    peer(domain, |node| async move {
+    fieldproof_runtime::run_on_domain("sim_test_peer", domain, |node| async move {
         let clock = node.subscription::<Clock>("/clock", qos::clock())?;
         let odom = node.subscription::<Odometry>("/ugv1/_bridge/odom", qos::default())?;
         let tf_static = node.subscription::<TFMessage>("/ugv1/tf_static", qos::latched())?;
@@ -100,7 +89,7 @@ fn clock_and_odometry_arrive_and_cmd_vel_drives() {
         assert!(moved.twist.twist.linear.x > 0.0);
         assert!(moved.pose.pose.position.y.abs() < 1e-6);
         Ok(())
-    });
+    }).expect("peer run");
     // SIGTERM: the simulator leaves the graph and exits 0.
     let st = Command::new("kill")
         .arg("-TERM")
@@ -167,7 +156,7 @@ fn paused_simulation_advances_only_on_step_requests() {
             "120",
         ],
     );
-    peer(domain, |node| async move {
+    fieldproof_runtime::run_on_domain("sim_test_peer", domain, |node| async move {
         use fieldproof_runtime::msgs::std_msgs::Float64;
         let clock = node.subscription::<Clock>("/clock", qos::default())?;
         let step = node.publisher::<Float64>("/fieldproof_sim/step", qos::default())?;
@@ -191,7 +180,7 @@ fn paused_simulation_advances_only_on_step_requests() {
         async_io::Timer::after(Duration::from_millis(500)).await;
         assert!(clock.try_recv()?.is_none());
         Ok(())
-    });
+    }).expect("peer run");
 }
 
 #[test]

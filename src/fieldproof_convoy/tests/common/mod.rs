@@ -123,22 +123,6 @@ impl DerefMut for NodeProc {
     }
 }
 
-/// Runs `body` as a fieldproof node named `name` in ROS domain `domain`, in this process.
-pub fn peer<F, Fut>(name: &str, domain: u16, body: F)
-where
-    F: FnOnce(Node) -> Fut,
-    Fut: Future<Output = NodeResult>,
-{
-    assert!(
-        fieldproof_testkit::is_contained(),
-        "DDS outside a private network namespace"
-    );
-    let d = domain.to_string();
-    let cfg = NodeBuilder::new(name)
-        .resolve([name], |k| (k == "ROS_DOMAIN_ID").then(|| d.clone()))
-        .expect("peer config");
-    fieldproof_runtime::run(cfg, body).expect("peer run");
-}
 
 /// Polls `f` every 20 ms until it is true; panics naming `what` after `timeout`.
 pub fn wait_until(what: &str, timeout: Duration, mut f: impl FnMut() -> bool) {

@@ -143,19 +143,6 @@ impl Proc {
     }
 }
 
-/// Runs a node (name `name`) in this process, on ROS domain `domain`, with `body`.
-pub fn peer<F, Fut>(name: &str, domain: u16, body: F)
-where
-    F: FnOnce(Node) -> Fut,
-    Fut: Future<Output = NodeResult>,
-{
-    require_netns();
-    let d = domain.to_string();
-    let cfg = NodeBuilder::new(name)
-        .resolve(["peer"], |k| (k == "ROS_DOMAIN_ID").then(|| d.clone()))
-        .expect("peer config");
-    fieldproof_runtime::run(cfg, body).expect("peer run");
-}
 
 /// `fut`, or `None` after `d`.
 pub async fn timeout<T>(d: Duration, fut: impl Future<Output = T>) -> Option<T> {
