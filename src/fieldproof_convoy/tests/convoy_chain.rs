@@ -7,7 +7,7 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use common::{peer, relay, NodeProc, Pty};
+use common::{relay, NodeProc, Pty};
 use fieldproof_runtime::msgs::nav_msgs::Odometry;
 use fieldproof_runtime::msgs::std_msgs;
 use fieldproof_runtime::qos;
@@ -109,7 +109,8 @@ fn follower_gaps_equal_source_drops_plus_radio_drops() {
                 }
             }
         }
-    }).expect("peer run");
+    })
+    .expect("peer run");
     let (source, radio, link) = (stats.0.unwrap(), stats.1.unwrap(), stats.2.unwrap());
     eprintln!("source {source}\nradio {radio}\nfollower {link}");
     let count =

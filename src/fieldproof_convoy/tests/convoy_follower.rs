@@ -11,7 +11,7 @@ mod common;
 use std::net::UdpSocket;
 use std::time::{Duration, Instant};
 
-use common::{peer, NodeProc};
+use common::NodeProc;
 use fieldproof_convoy::csv_log::read_log;
 use fieldproof_convoy::packet::ConvoyPacket;
 use fieldproof_convoy::watchdog::WatchdogState;

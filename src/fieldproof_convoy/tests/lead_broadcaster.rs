@@ -11,7 +11,7 @@ use std::net::UdpSocket;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use common::{peer, NodeProc, Pty};
+use common::{NodeProc, Pty};
 use fieldproof_convoy::packet::ConvoyPacket;
 use fieldproof_runtime::msgs::geometry_msgs::{Point, Pose, PoseWithCovariance, Quaternion};
 use fieldproof_runtime::msgs::nav_msgs::Odometry;
@@ -79,7 +79,8 @@ fn publish_odometry_until(
             }
             assert!(start.elapsed() < limit, "not done within {limit:?}");
         }
-    }).expect("peer run");
+    })
+    .expect("peer run");
     let stats = last_stats.lock().unwrap().clone();
     stats
 }
@@ -282,7 +283,8 @@ fn a_blackout_set_at_run_time_drops_a_run_of_packets_and_counts_them() {
                 _ => {}
             }
         }
-    }).expect("peer run");
+    })
+    .expect("peer run");
     std::thread::sleep(Duration::from_millis(300));
     let stats = final_stats.unwrap();
     let last_seq = stats["seq"].as_u64().unwrap() as u32;

@@ -8,7 +8,7 @@ mod common;
 use std::io::Write;
 use std::time::{Duration, Instant};
 
-use common::{peer, wait_until, NodeProc, Pty};
+use common::{wait_until, NodeProc, Pty};
 use fieldproof_convoy::airtime::LoraSettings;
 use fieldproof_convoy::packet::{ConvoyPacket, PACKET_LEN};
 use fieldproof_runtime::msgs::std_msgs;
@@ -44,7 +44,8 @@ fn radio_stats(domain: u16, done: impl Fn(&serde_json::Value) -> bool) -> serde_
             }
             assert!(Instant::now() < end, "radio stats never settled: {stats}");
         }
-    }).expect("peer run");
+    })
+    .expect("peer run");
     found.expect("stats")
 }
 

@@ -13,13 +13,12 @@ use fieldproof_runtime::msgs::fieldproof_interfaces::{Clearance, ClearanceReques
 use fieldproof_runtime::msgs::geometry_msgs::{Point, Pose, PoseArray, PoseStamped};
 use fieldproof_runtime::msgs::nav_msgs::Odometry;
 use fieldproof_runtime::msgs::{rosgraph_msgs, std_msgs};
-use fieldproof_runtime::{qos, Node, NodeBuilder, NodeResult, Publisher, Subscription};
+use fieldproof_runtime::{qos, Node, NodeResult, Publisher, Subscription};
 use fieldproof_testkit::NodeProc;
 
 const S: i64 = 1_000_000_000;
 /// How long an expected message may take to arrive (wall clock): generous, never a verdict.
 const PATIENCE: Duration = Duration::from_secs(20);
-
 
 /// `fut`'s output, or a panic naming `what` after [`PATIENCE`].
 async fn within<T>(what: &str, fut: impl Future<Output = T>) -> T {
@@ -271,7 +270,8 @@ fn the_station_grants_one_lease_at_a_time_and_holds_an_expired_one_until_its_veh
         assert!(land.granted && land.lease_id == 3, "{land:?}");
         node.shutdown();
         Ok(())
-    }).expect("peer run");
+    })
+    .expect("peer run");
     station.stop();
     assert_eq!(station.stderr.count("panicked"), 0);
 }
@@ -461,7 +461,8 @@ fn the_adapter_waits_for_its_launch_lease_then_hands_the_supervisor_the_planners
         );
         node.shutdown();
         Ok(())
-    }).expect("peer run");
+    })
+    .expect("peer run");
     adapter.stop();
     assert_eq!(adapter.stderr.count("panicked"), 0);
 }

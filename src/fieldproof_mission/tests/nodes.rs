@@ -16,7 +16,7 @@ use fieldproof_runtime::msgs::nav_msgs::Odometry;
 use fieldproof_runtime::msgs::rosgraph_msgs;
 use fieldproof_runtime::msgs::sensor_msgs::{BatteryState, Image, Imu, NavSatFix};
 use fieldproof_runtime::msgs::std_msgs;
-use fieldproof_runtime::{qos, Node, NodeBuilder, NodeResult};
+use fieldproof_runtime::{qos, Node};
 use fieldproof_testkit::{NodeCommand, NodeProc};
 
 const MS: i64 = 1_000_000;
@@ -32,7 +32,6 @@ fn quad1_node(exe: &str, domain: u16, params: &[String]) -> NodeCommand {
         .params(params)
         .env_remove("FIELDPROOF_EVIDENCE_DIR")
 }
-
 
 /// Waits (wall clock, at most [`PATIENCE`]) until `f` holds; panics naming `what`.
 async fn eventually(what: &str, mut f: impl FnMut() -> bool) {
@@ -270,7 +269,8 @@ fn autopilot_stub_holds_then_lands_when_setpoints_stop() {
         assert!(all[held..].iter().all(|c| c.linear.z <= 0.0), "{all:?}");
         node.shutdown();
         Ok(())
-    }).expect("peer run");
+    })
+    .expect("peer run");
     stub.stop();
     assert_eq!(stub.stderr.count("panicked"), 0);
 }
@@ -453,7 +453,8 @@ fn mission_supervisor_aborts_when_its_core_exits() {
         );
         node.shutdown();
         Ok(())
-    }).expect("peer run");
+    })
+    .expect("peer run");
     // Killed, not stopped: the evidence is complete all the same (one write per line).
     supervisor.child.kill().unwrap();
     supervisor.wait_exit(Duration::from_secs(10));
@@ -583,7 +584,8 @@ fn mission_supervisor_supervises_perception_health() {
         );
         node.shutdown();
         Ok(())
-    }).expect("peer run");
+    })
+    .expect("peer run");
     supervisor.stop();
     assert_eq!(supervisor.stderr.count("panicked"), 0);
     assert!(
@@ -677,7 +679,8 @@ fn mission_supervisor_flies_lands_and_its_frames_replay() {
             .all(|s| s.header.frame_id == "map" && s.twist.non_finite_field().is_none()));
         node.shutdown();
         Ok(())
-    }).expect("peer run");
+    })
+    .expect("peer run");
     supervisor.stop();
     assert_eq!(supervisor.stderr.count("panicked"), 0);
     let frames_in = std::fs::read(frames.join("frames.in")).unwrap();

@@ -12,7 +12,7 @@ use fieldproof_runtime::msgs::diagnostic_msgs::{DiagnosticArray, DiagnosticStatu
 use fieldproof_runtime::msgs::sensor_msgs::Image;
 use fieldproof_runtime::msgs::std_msgs::Header;
 use fieldproof_runtime::msgs::vision_msgs::Detection2DArray;
-use fieldproof_runtime::{qos, Node, NodeBuilder, NodeResult, ParamValue};
+use fieldproof_runtime::{qos, Node, ParamValue};
 use fieldproof_testkit::{repo_root, NodeCommand, NodeProc};
 use ros2_client::parameters::raw;
 use ros2_client::rcl_interfaces::{SetParametersRequest, SetParametersResponse};
@@ -45,7 +45,6 @@ fn perception(domain: u16, params: &[String]) -> NodeCommand {
         ])
         .params(params)
 }
-
 
 /// Messages received so far on one topic (filled by a task of the peer).
 #[derive(Clone)]
@@ -318,7 +317,8 @@ fn each_image_gives_detections_and_health_stamped_with_its_capture_time() {
             assert!(good.contains(&d.header.stamp), "{:?}", d.header);
         }
         Ok(())
-    }).expect("peer run");
+    })
+    .expect("peer run");
     node.stop();
     assert!(node.child.try_wait().unwrap().unwrap().success());
     assert_eq!(node.stderr.count("panicked"), 0);
@@ -386,7 +386,8 @@ fn a_refused_artifact_exits_2_with_the_reason_and_publishes_nothing() {
         );
         assert!(detections.try_recv()?.is_none() && health.try_recv()?.is_none());
         Ok(())
-    }).expect("peer run");
+    })
+    .expect("peer run");
 }
 
 /// Missing required parameters are refused the same way, naming the parameter.

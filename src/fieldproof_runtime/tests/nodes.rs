@@ -6,7 +6,7 @@ mod common;
 
 use std::time::Duration;
 
-use common::{call, peer, timeout, Proc};
+use common::{call, timeout, Proc};
 use fieldproof_runtime::msgs::builtin_interfaces::Time;
 use fieldproof_runtime::msgs::rosgraph_msgs::Clock;
 use fieldproof_runtime::msgs::std_msgs;
@@ -224,7 +224,8 @@ fn names_and_parameters_come_from_the_command_line() {
             .expect("no message on /y/chatter")?;
         assert!(m.data.starts_with("from_file "), "{m:?}");
         Ok(())
-    }).expect("peer run");
+    })
+    .expect("peer run");
     // logs carry the remapped logger name
     assert!(
         proc.count("[y.x]: publishing on /y/chatter at 3 Hz") == 1,
@@ -385,7 +386,8 @@ fn set_parameters_takes_effect_and_bad_values_are_rejected() {
         let v = call(&get, get_values(&["message"]), each, 20).await;
         assert_eq!(values(&v), vec![Some(ParamValue::String("changed".into()))]);
         Ok(())
-    }).expect("peer run");
+    })
+    .expect("peer run");
     assert!(proc.count("Publishing: 'changed ") >= 1);
 }
 
@@ -465,7 +467,8 @@ fn sim_time_timer_ticks_20_times_for_one_simulated_second() {
             }
             Ok(())
         }
-    }).expect("peer run");
+    })
+    .expect("peer run");
     assert_eq!(proc.count("Publishing:"), 20, "{:#?}", proc.lines());
 }
 
@@ -499,7 +502,8 @@ fn sigterm_makes_the_node_leave_the_graph() {
             .expect("talker's publisher still matched after exit");
             Ok(())
         }
-    }).expect("peer run");
+    })
+    .expect("peer run");
     assert_eq!(proc.count("SIGTERM received, shutting down"), 1);
 }
 
@@ -570,7 +574,8 @@ fn logs_go_to_rosout_and_respect_the_log_level() {
             proc.wait_line("[WARN]", LONG).await;
             Ok(())
         }
-    }).expect("peer run");
+    })
+    .expect("peer run");
     assert_eq!(proc.count("[INFO]"), 0, "{:#?}", proc.lines());
     assert!(proc.count("[WARN]") >= 1);
 }
@@ -605,7 +610,8 @@ fn discovery_range_localhost_is_seen_and_off_is_not() {
             );
             Ok(())
         }
-    }).expect("peer run");
+    })
+    .expect("peer run");
 }
 
 #[test]
@@ -692,7 +698,8 @@ fn use_sim_time_can_be_switched_on_at_run_time() {
             assert_eq!(proc.count(&next), 1, "{:#?}", proc.lines());
             Ok(())
         }
-    }).expect("peer run");
+    })
+    .expect("peer run");
 }
 
 #[test]
@@ -724,5 +731,6 @@ fn qos_parameters_give_a_late_listener_the_latched_message() {
             .expect("listeners never matched");
         assert_eq!(volatile.count("I heard"), 0);
         Ok(())
-    }).expect("peer run");
+    })
+    .expect("peer run");
 }

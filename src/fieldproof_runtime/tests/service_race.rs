@@ -13,7 +13,7 @@ use std::collections::BTreeSet;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use common::{peer, require_netns};
+use common::require_netns;
 use fieldproof_runtime::Node;
 use futures::FutureExt;
 use ros2_client::rcl_interfaces::{GetParametersRequest, GetParametersResponse};
@@ -206,7 +206,8 @@ fn with_ping_server(
             _ = done_rx.recv().fuse() => {}
         }
         Ok(())
-    }).expect("peer run");
+    })
+    .expect("peer run");
     if let Err(panic) = test_thread.join() {
         std::panic::resume_unwind(panic);
     }

@@ -11,7 +11,7 @@ use fieldproof_runtime::msgs::geometry_msgs::{Twist, Vector3};
 use fieldproof_runtime::msgs::nav_msgs::Odometry;
 use fieldproof_runtime::msgs::rosgraph_msgs::Clock;
 use fieldproof_runtime::msgs::tf2_msgs::TFMessage;
-use fieldproof_runtime::{qos, Node, NodeBuilder, NodeResult};
+use fieldproof_runtime::qos;
 use fieldproof_testkit::{repo_root, ChildGuard};
 
 fn start_sim(domain: u16, args: &[&str]) -> ChildGuard {
@@ -27,7 +27,6 @@ fn start_sim(domain: u16, args: &[&str]) -> ChildGuard {
             .expect("start fieldproof_sim"),
     )
 }
-
 
 async fn within<T>(d: Duration, fut: impl std::future::Future<Output = T>) -> T {
     futures::select! {
@@ -89,7 +88,8 @@ fn clock_and_odometry_arrive_and_cmd_vel_drives() {
         assert!(moved.twist.twist.linear.x > 0.0);
         assert!(moved.pose.pose.position.y.abs() < 1e-6);
         Ok(())
-    }).expect("peer run");
+    })
+    .expect("peer run");
     // SIGTERM: the simulator leaves the graph and exits 0.
     let st = Command::new("kill")
         .arg("-TERM")
@@ -180,7 +180,8 @@ fn paused_simulation_advances_only_on_step_requests() {
         async_io::Timer::after(Duration::from_millis(500)).await;
         assert!(clock.try_recv()?.is_none());
         Ok(())
-    }).expect("peer run");
+    })
+    .expect("peer run");
 }
 
 #[test]

@@ -5,7 +5,6 @@
 #![allow(dead_code)]
 
 use std::fs::File;
-use std::future::Future;
 use std::io::{Read, Write};
 use std::ops::{Deref, DerefMut};
 use std::os::fd::{AsRawFd, OwnedFd};
@@ -13,7 +12,6 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use fieldproof_convoy::serial::{make_raw, Deframer, Frame};
-use fieldproof_runtime::{Node, NodeBuilder, NodeResult};
 
 /// A pty pair: the node opens `slave_path`, the test reads and writes `master`. The slave end
 /// stays open here (raw mode) for the test's lifetime.
@@ -122,7 +120,6 @@ impl DerefMut for NodeProc {
         &mut self.0
     }
 }
-
 
 /// Polls `f` every 20 ms until it is true; panics naming `what` after `timeout`.
 pub fn wait_until(what: &str, timeout: Duration, mut f: impl FnMut() -> bool) {

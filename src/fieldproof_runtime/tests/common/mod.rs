@@ -7,7 +7,6 @@ use std::path::PathBuf;
 use std::process::{Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
-use fieldproof_runtime::{Node, NodeBuilder, NodeResult};
 use fieldproof_testkit::{ChildGuard, Lines};
 use futures::FutureExt;
 
@@ -142,7 +141,6 @@ impl Proc {
         }
     }
 }
-
 
 /// `fut`, or `None` after `d`.
 pub async fn timeout<T>(d: Duration, fut: impl Future<Output = T>) -> Option<T> {

@@ -772,10 +772,7 @@ mod tests {
         }
         // Stuck at 8 since 148 s: not beyond 60 s at 208 s, beyond it at 209 s.
         assert_eq!(watch.observe(8, at(208)), None);
-        assert_eq!(
-            watch.observe(8, at(209)),
-            Some(Duration::from_secs(61))
-        );
+        assert_eq!(watch.observe(8, at(209)), Some(Duration::from_secs(61)));
         // Moving again (a clock reset counts: it changed) starts the wait over.
         assert_eq!(watch.observe(2, at(300)), None);
         assert_eq!(watch.observe(2, at(359)), None);
