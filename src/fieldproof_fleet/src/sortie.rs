@@ -107,6 +107,11 @@ pub struct Sortie {
     waiting_since_ns: Option<i64>,
 }
 
+/// The distance between two points in the horizontal plane (x, y), m.
+fn horizontal_distance(a: &[f64; 3], b: &[f64; 3]) -> f64 {
+    (a[0] - b[0]).hypot(a[1] - b[1])
+}
+
 fn nanos(seconds: f64) -> i64 {
     (seconds * 1e9).round() as i64
 }
@@ -189,7 +194,7 @@ impl Sortie {
             }
             Phase::Returning => {
                 if let Some(pad) = observed.pad.map(|(pad, _)| pad) {
-                    let off = (observed.position[0] - pad[0]).hypot(observed.position[1] - pad[1]);
+                    let off = horizontal_distance(&observed.position, &pad);
                     if off <= self.config.arrive_radius_m {
                         self.phase = Phase::WaitingLand;
                         self.waiting_since_ns = Some(now_ns);
@@ -220,7 +225,7 @@ impl Sortie {
         };
         if let Some(goal) = wanted_goal {
             let moved = self.goal_sent.is_none_or(|sent| {
-                (sent[0] - goal[0]).hypot(sent[1] - goal[1]) > self.config.arrive_radius_m / 2.0
+                horizontal_distance(&sent, &goal) > self.config.arrive_radius_m / 2.0
             });
             if moved {
                 self.goal_sent = Some(goal);
@@ -238,7 +243,7 @@ impl Sortie {
             },
             Phase::Landing => match (led_pad, observed.pad) {
                 (Some(led), Some((pad, _))) => {
-                    let off = (observed.position[0] - pad[0]).hypot(observed.position[1] - pad[1]);
+                    let off = horizontal_distance(&observed.position, &pad);
                     let altitude = if off <= self.config.align_radius_m {
                         pad[2] - self.config.touchdown_below_m
                     } else {
