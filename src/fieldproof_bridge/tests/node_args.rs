@@ -22,9 +22,15 @@ const ADAPTERS: [(&str, &str); 5] = [
 /// Runs `exe` with `args`; returns its exit code and stderr (killed after 20 s: a node that
 /// accepted its arguments runs until stopped).
 fn run(exe: &str, args: &[OsString]) -> (Option<i32>, String) {
+    run_with_env(exe, args, &[])
+}
+
+/// [`run`] with more environment variables.
+fn run_with_env(exe: &str, args: &[OsString], env: &[(&str, &str)]) -> (Option<i32>, String) {
     let mut child = Command::new(exe)
         .args(args)
         .env("ROS_DOMAIN_ID", "71")
+        .envs(env.iter().copied())
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
@@ -61,6 +67,25 @@ fn a_bad_reliability_exits_2_naming_it_quoted_once() {
                 "{name} {arg}: {err}"
             );
             assert!(!err.contains("''sometimes''"), "{name} {arg}: {err}");
+        }
+    }
+}
+
+#[test]
+fn an_interface_the_namespace_lacks_exits_2_naming_it() {
+    fieldproof_testkit::contain_or_return!();
+    for (name, exe) in ADAPTERS {
+        for value in ["wlan9", "10.99.0.1"] {
+            let (code, err) = run_with_env(
+                exe,
+                &[],
+                &[("FIELDPROOF_DDS_INTERFACES", value)],
+            );
+            assert_eq!(code, Some(2), "{name} {value}: {err}");
+            assert!(
+                err.contains("FIELDPROOF_DDS_INTERFACES") && err.contains(value),
+                "{name} {value}: {err}"
+            );
         }
     }
 }

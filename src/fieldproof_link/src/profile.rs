@@ -243,6 +243,44 @@ pub struct NetworkSection {
     /// What a failed period does.
     #[serde(default)]
     pub verify: Verify,
+    /// Which of a vehicle's DDS participants take part in DDS over its radio link.
+    #[serde(default)]
+    pub dds_over_radio: DdsOverRadio,
+}
+
+impl NetworkSection {
+    /// Every vehicle on `profile`, no custom profiles, the default `verify` and
+    /// `dds_over_radio`.
+    pub fn with_profile(profile: &str) -> Self {
+        NetworkSection {
+            profile: profile.into(),
+            links: BTreeMap::new(),
+            profiles: BTreeMap::new(),
+            verify: Verify::default(),
+            dds_over_radio: DdsOverRadio::default(),
+        }
+    }
+}
+
+/// `network.dds_over_radio`: which of a vehicle's DDS participants use its radio link.
+///
+/// A vehicle's processes reach the simulator and the observer over its wiring (`world0`),
+/// the ground station and the other vehicles over its radio (`radio0`). A DDS participant
+/// bound to no interface discovers, and is discovered, over both: on a slow, lossy link the
+/// discovery between every participant of every vehicle can fill the link (the convoy's
+/// 256 kbit profile: 1.5 Mbit/s offered). A robot whose middleware is bound to its onboard
+/// network (Cyclone DDS's `NetworkInterface`) keeps its graph off the radio.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum DdsOverRadio {
+    /// Every participant uses every interface, the radio included (the default: a ROS 2
+    /// machine with no interface configured).
+    #[default]
+    All,
+    /// Only the vehicle's failsafe (`link_monitor`, which hears the ground station's
+    /// heartbeat) uses the radio; the bridge adapters and the stack are bound to the
+    /// vehicle's wiring. A vehicle without a failsafe has no DDS on its radio at all.
+    Failsafe,
 }
 
 /// A validated network section: every profile name it uses resolves.

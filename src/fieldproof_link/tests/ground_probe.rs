@@ -12,7 +12,7 @@ use fieldproof_link::analysis::{Measurement, Window};
 use fieldproof_link::emulator::EmulatorConfig;
 use fieldproof_link::netns::Backend;
 use fieldproof_link::probe::run_probers;
-use fieldproof_link::profile::{presets, Network, NetworkSection, Verify};
+use fieldproof_link::profile::{presets, Network, NetworkSection};
 use fieldproof_link::shaper::{unix_now, LinkShaper};
 use fieldproof_link::sys;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -22,12 +22,7 @@ use std::sync::{Arc, Mutex};
 fn probes_agree_with_ping_and_a_drop_is_unanswered() {
     require_root();
     let run = run_id("gnd");
-    let sec = NetworkSection {
-        profile: "rf_900mhz_5km".into(),
-        links: Default::default(),
-        profiles: Default::default(),
-        verify: Verify::Warn,
-    };
+    let sec = NetworkSection::with_profile("rf_900mhz_5km");
     let net = Network::new(sec, &presets(), "network").unwrap();
     let mut s = LinkShaper::start(
         &run,

@@ -15,16 +15,11 @@ mod common;
 use common::{iperf_udp, ping, require_root, run_id};
 use fieldproof_link::emulator::EmulatorConfig;
 use fieldproof_link::netns::Backend;
-use fieldproof_link::profile::{presets, Network, NetworkSection, Profile, Verify};
+use fieldproof_link::profile::{presets, Network, NetworkSection, Profile};
 use fieldproof_link::shaper::{unix_now, LinkShaper};
 
 fn shaper(run: &str, profile: &str) -> LinkShaper {
-    let sec = NetworkSection {
-        profile: profile.into(),
-        links: Default::default(),
-        profiles: Default::default(),
-        verify: Verify::Warn,
-    };
+    let sec = NetworkSection::with_profile(profile);
     let net = Network::new(sec, &presets(), "network").unwrap();
     LinkShaper::start(
         run,
@@ -204,7 +199,7 @@ fn vehicle_to_vehicle_crosses_both_links() {
         )]
         .into_iter()
         .collect(),
-        verify: Verify::Warn,
+        ..NetworkSection::with_profile("wifi_good")
     };
     let net = Network::new(sec, &presets(), "network").unwrap();
     let mut s = LinkShaper::start(

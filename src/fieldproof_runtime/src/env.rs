@@ -32,7 +32,15 @@ pub struct DdsEnv {
     pub static_peers: Vec<String>,
     /// `RMW_IMPLEMENTATION` asks for Cyclone DDS's service mapping.
     pub cyclone_services: bool,
+    /// `FIELDPROOF_DDS_INTERFACES`, `,`-separated interface names or IP addresses: the
+    /// participant joins multicast, sends discovery and announces locators on these only
+    /// (Cyclone DDS's `NetworkInterface`). Empty: every interface. Applies with the
+    /// `SUBNET` range; `LOCALHOST` and `OFF` take precedence.
+    pub interfaces: Vec<String>,
 }
+
+/// The variable that binds a participant to some interfaces.
+pub const INTERFACES_VAR: &str = "FIELDPROOF_DDS_INTERFACES";
 
 /// A ROS environment variable with a value ROS 2 refuses.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
@@ -104,30 +112,94 @@ impl DdsEnv {
             .unwrap_or_default();
         let cyclone_services =
             get("RMW_IMPLEMENTATION").is_some_and(|s| s.trim() == "rmw_cyclonedds_cpp");
+        let interfaces = get(INTERFACES_VAR)
+            .map(|s| {
+                s.split(',')
+                    .map(str::trim)
+                    .filter(|i| !i.is_empty())
+                    .map(str::to_string)
+                    .collect()
+            })
+            .unwrap_or_default();
         Ok(DdsEnv {
             domain_id,
             range,
             static_peers,
             cyclone_services,
+            interfaces,
         })
     }
 
-    /// The participant builder for this environment.
-    pub fn builder(&self) -> DomainParticipantBuilder {
-        let b = DomainParticipantBuilder::new(self.domain_id);
+    /// The addresses `FIELDPROOF_DDS_INTERFACES` names, looked up in `local` (each local
+    /// interface's name and address): None when it is unset. An entry that is neither the
+    /// name of an interface with an address nor one of the addresses is refused.
+    pub fn only_addresses(
+        &self,
+        local: &[(String, IpAddr)],
+    ) -> Result<Option<Vec<IpAddr>>, EnvError> {
+        if self.interfaces.is_empty() {
+            return Ok(None);
+        }
+        let mut out = Vec::new();
+        for entry in &self.interfaces {
+            let found: Vec<IpAddr> = match entry.parse::<IpAddr>() {
+                Ok(ip) => local
+                    .iter()
+                    .filter(|(_, a)| *a == ip)
+                    .map(|(_, a)| *a)
+                    .take(1)
+                    .collect(),
+                Err(_) => local
+                    .iter()
+                    .filter(|(name, _)| name == entry)
+                    .map(|(_, a)| *a)
+                    .collect(),
+            };
+            if found.is_empty() {
+                return Err(EnvError {
+                    var: INTERFACES_VAR,
+                    value: entry.clone(),
+                    reason: "no interface of this network namespace has that name or address",
+                });
+            }
+            for ip in found {
+                if !out.contains(&ip) {
+                    out.push(ip);
+                }
+            }
+        }
+        Ok(Some(out))
+    }
+
+    /// Refuses a `FIELDPROOF_DDS_INTERFACES` that `local` cannot satisfy, where it applies
+    /// (the `SUBNET` range): what [`DdsEnv::builder`] would refuse, without building.
+    pub fn check_interfaces(&self, local: &[(String, IpAddr)]) -> Result<(), EnvError> {
         match self.range {
-            DiscoveryRange::Subnet => b,
+            DiscoveryRange::Subnet => self.only_addresses(local).map(|_| ()),
+            DiscoveryRange::Localhost | DiscoveryRange::Off => Ok(()),
+        }
+    }
+
+    /// The participant builder for this environment, `FIELDPROOF_DDS_INTERFACES` looked up
+    /// in `local` (see [`DdsEnv::only_addresses`]).
+    pub fn builder(&self, local: &[(String, IpAddr)]) -> Result<DomainParticipantBuilder, EnvError> {
+        let b = DomainParticipantBuilder::new(self.domain_id);
+        Ok(match self.range {
+            DiscoveryRange::Subnet => match self.only_addresses(local)? {
+                Some(addresses) => b.with_only_networks(addresses),
+                None => b,
+            },
             DiscoveryRange::Localhost => b.with_only_networks([IpAddr::V4(Ipv4Addr::LOCALHOST)]),
             DiscoveryRange::Off => b
                 .with_only_networks(Vec::<IpAddr>::new())
                 .same_host_loopback(false),
-        }
+        })
     }
 
     /// Builds the participant and the ros2-client context over it. Logs a warning for
     /// `ROS_STATIC_PEERS`, which rustdds cannot honour (it has no initial-peers list; only
     /// same-host peers are reached through its loopback announcements).
-    pub fn context(&self) -> Result<Context, ros2_client::CreateError> {
+    pub fn context(&self) -> Result<Context, ContextError> {
         let remote: Vec<&String> = self
             .static_peers
             .iter()
@@ -139,9 +211,41 @@ impl DdsEnv {
                 remote
             );
         }
-        let dp = self.builder().build()?;
-        Context::from_domain_participant(dp)
+        let dp = self
+            .builder(&local_addresses())?
+            .build()
+            .map_err(ros2_client::CreateError::from)?;
+        Ok(Context::from_domain_participant(dp)?)
     }
+}
+
+/// Why a context could not be made.
+#[derive(Debug, Error)]
+pub enum ContextError {
+    /// The environment asks for what this machine does not have.
+    #[error(transparent)]
+    Env(#[from] EnvError),
+    /// rustdds or ros2-client refused.
+    #[error(transparent)]
+    Create(#[from] ros2_client::CreateError),
+}
+
+/// Every address of every interface of this network namespace, with the interface's name.
+pub fn local_addresses() -> Vec<(String, IpAddr)> {
+    let Ok(addrs) = nix::ifaddrs::getifaddrs() else {
+        return Vec::new();
+    };
+    addrs
+        .filter_map(|ifa| {
+            let address = ifa.address?;
+            let ip = if let Some(v4) = address.as_sockaddr_in() {
+                IpAddr::V4(v4.ip())
+            } else {
+                IpAddr::V6(address.as_sockaddr_in6()?.ip())
+            };
+            Some((ifa.interface_name, ip))
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -193,6 +297,65 @@ mod tests {
             env(&[("ROS_LOCALHOST_ONLY", "0")]).unwrap().range,
             DiscoveryRange::Subnet
         );
+    }
+
+    fn local() -> Vec<(String, IpAddr)> {
+        [
+            ("lo", "127.0.0.1"),
+            ("world0", "198.19.1.2"),
+            ("radio0", "198.18.1.2"),
+            ("radio0", "fe80::1"),
+        ]
+        .iter()
+        .map(|(n, a)| (n.to_string(), a.parse().unwrap()))
+        .collect()
+    }
+
+    #[test]
+    fn interfaces_bind_the_participant_to_their_addresses() {
+        let e = env(&[(INTERFACES_VAR, " world0 , 127.0.0.1,,world0")]).unwrap();
+        assert_eq!(e.interfaces, vec!["world0", "127.0.0.1", "world0"]);
+        let ips: Vec<IpAddr> = ["198.19.1.2", "127.0.0.1"]
+            .iter()
+            .map(|a| a.parse().unwrap())
+            .collect();
+        assert_eq!(e.only_addresses(&local()).unwrap(), Some(ips));
+        // An interface with two addresses gives both.
+        let radio = env(&[(INTERFACES_VAR, "radio0")]).unwrap();
+        assert_eq!(radio.only_addresses(&local()).unwrap().unwrap().len(), 2);
+        // Unset or empty: every interface.
+        assert_eq!(env(&[]).unwrap().only_addresses(&local()).unwrap(), None);
+        assert_eq!(
+            env(&[(INTERFACES_VAR, " ")])
+                .unwrap()
+                .only_addresses(&local())
+                .unwrap(),
+            None
+        );
+        assert!(e.builder(&local()).is_ok());
+        assert!(e.check_interfaces(&local()).is_ok());
+    }
+
+    #[test]
+    fn an_interface_this_namespace_lacks_is_refused_by_name() {
+        for entry in ["wlan0", "10.0.0.9"] {
+            let e = env(&[(INTERFACES_VAR, &format!("world0,{entry}"))]).unwrap();
+            let err = e.only_addresses(&local()).unwrap_err().to_string();
+            assert!(
+                err.contains(INTERFACES_VAR) && err.contains(entry),
+                "{err}"
+            );
+            assert!(e.builder(&local()).is_err());
+            assert!(e.check_interfaces(&local()).is_err());
+        }
+        // LOCALHOST and OFF take precedence over the interfaces.
+        let e = env(&[
+            (INTERFACES_VAR, "wlan0"),
+            ("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST"),
+        ])
+        .unwrap();
+        assert!(e.builder(&local()).is_ok());
+        assert!(e.check_interfaces(&local()).is_ok());
     }
 
     #[test]

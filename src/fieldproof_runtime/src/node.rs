@@ -262,6 +262,8 @@ impl NodeBuilder {
             store.watch(&param, bind);
         }
         let dds = DdsEnv::from_lookup(env)?;
+        // A bad FIELDPROOF_DDS_INTERFACES is refused here, before any participant exists.
+        dds.check_interfaces(&crate::env::local_addresses())?;
         let logger = crate::logging::logger_name(&namespace, &name);
         let log_level = ros.log_level_for(&logger).unwrap_or(LogLevel::Info);
         let rosout = ros.rosout_logs.unwrap_or(self.rosout);

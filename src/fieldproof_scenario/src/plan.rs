@@ -4,6 +4,9 @@
 
 use crate::model::{Scenario, Stack, Vehicle, VISION_SOURCE_ARG};
 use fieldproof_link::heartbeat::HeartbeatSpec;
+use fieldproof_link::netns::VEHICLE_WORLD_IF;
+use fieldproof_link::profile::DdsOverRadio;
+use fieldproof_runtime::env::INTERFACES_VAR;
 use fieldproof_robots::manifest::{Durability, Heartbeat, Reliability};
 use std::path::{Path, PathBuf};
 
@@ -47,6 +50,23 @@ pub struct ProcSpec {
 /// starts): what a node writes there (the mission supervisor's `supervisor/frames.in` and
 /// `frames.out`) is listed in run.json.
 pub const EVIDENCE_DIR_ENV: &str = "FIELDPROOF_EVIDENCE_DIR";
+
+/// The environment that binds a process's DDS participants to its vehicle's wiring
+/// (`world0`), off its radio (`network.dds_over_radio: failsafe`): fieldproof's runtime
+/// reads `FIELDPROOF_DDS_INTERFACES`, a real ROS 2 node on Cyclone DDS (in a launch-file
+/// stack) `CYCLONEDDS_URI`.
+pub fn onboard_dds_env() -> Vec<(String, String)> {
+    vec![
+        (INTERFACES_VAR.to_string(), VEHICLE_WORLD_IF.to_string()),
+        (
+            "CYCLONEDDS_URI".to_string(),
+            format!(
+                "<CycloneDDS><Domain><General><Interfaces><NetworkInterface \
+                 name=\"{VEHICLE_WORLD_IF}\"/></Interfaces></General></Domain></CycloneDDS>"
+            ),
+        ),
+    ]
+}
 
 /// A vehicle's evidence directory: `<run dir>/<vehicle name>`.
 pub fn evidence_dir(run_dir: &Path, vehicle: &str) -> PathBuf {
@@ -217,6 +237,16 @@ pub fn plan(
             EVIDENCE_DIR_ENV.to_string(),
             evidence_dir(p.dir, &v.name).display().to_string(),
         )];
+        // Every process but the failsafe, bound to the wiring when the scenario keeps the
+        // vehicle's DDS off its radio.
+        let mut onboard_env = env.clone();
+        if netns.is_some()
+            && s.network
+                .as_ref()
+                .is_some_and(|n| n.section.dds_over_radio == DdsOverRadio::Failsafe)
+        {
+            onboard_env.extend(onboard_dds_env());
+        }
         let bundle = p.dir.join("bundles").join(&v.name);
         for n in v.bundle.nodes.iter().filter(|n| !n.kind.gz_only()) {
             let (pkg, e) = n.kind.package_and_executable();
@@ -243,7 +273,7 @@ pub fn plan(
                 stack: false,
                 netns: netns.clone(),
                 argv,
-                env: env.clone(),
+                env: onboard_env.clone(),
                 ready: Ready::Node(fqn(v, &n.name)),
             });
         }
@@ -350,7 +380,7 @@ pub fn plan(
                 stack: true,
                 netns: netns.clone(),
                 argv,
-                env: env.clone(),
+                env: onboard_env.clone(),
                 ready,
             });
         }
@@ -513,6 +543,44 @@ mod tests {
         assert!(gs
             .argv
             .contains(&"network_jsonl:=/runs/x/network.jsonl".to_string()));
+    }
+
+    fn binds_to_the_wiring(proc: &ProcSpec) -> bool {
+        proc.env
+            .iter()
+            .any(|(k, v)| k == INTERFACES_VAR && v == VEHICLE_WORLD_IF)
+    }
+
+    #[test]
+    fn dds_over_radio_failsafe_keeps_all_but_the_failsafe_on_the_wiring() {
+        let mut s =
+            crate::model::load(&repo_root().join("config/scenarios/ugv_link_loss.yaml")).unwrap();
+        let bin = tempfile::tempdir().unwrap();
+        let input = PlanInput {
+            dir: Path::new("/runs/x"),
+            seed: 7,
+            real_time_factor: 1.0,
+            vehicle_netns: vec![Some("fp-r1-v-ugv1".into())],
+            radio: Some(("fp-r1-radio".into(), vec!["198.18.1.1".into()])),
+            world_netns: Some("fp-r1-world".into()),
+        };
+        // The default: every participant on every interface.
+        let p = plan(&s, &input, &fake_exes(bin.path())).unwrap();
+        assert!(!p.iter().any(binds_to_the_wiring));
+        s.network.as_mut().unwrap().section.dds_over_radio = DdsOverRadio::Failsafe;
+        let p = plan(&s, &input, &fake_exes(bin.path())).unwrap();
+        for proc in &p {
+            let onboard = proc.vehicle.is_some() && proc.name != "ugv1/link_monitor";
+            assert_eq!(binds_to_the_wiring(proc), onboard, "{}", proc.name);
+            if onboard {
+                // A real ROS 2 node of a launch-file stack, on Cyclone DDS, too.
+                assert!(proc.env.iter().any(|(k, v)| k == "CYCLONEDDS_URI"
+                    && v.contains("<NetworkInterface name=\"world0\"/>")));
+                // And the evidence directory stays.
+                assert!(proc.env.iter().any(|(k, _)| k == EVIDENCE_DIR_ENV));
+            }
+        }
+        assert!(p.iter().filter(|x| binds_to_the_wiring(x)).count() >= 5);
     }
 
     /// The input of a run of one vehicle and no network section.

@@ -17,7 +17,7 @@
 use clap::{Parser, Subcommand};
 use fieldproof_link::emulator::EmulatorConfig;
 use fieldproof_link::netns::{self, Backend};
-use fieldproof_link::profile::{presets, Network, NetworkSection, Verify};
+use fieldproof_link::profile::{presets, Network, NetworkSection};
 use fieldproof_link::shaper::{unix_now, LinkShaper};
 use fieldproof_link::{sys, tc};
 use serde_json::json;
@@ -114,12 +114,7 @@ fn network(profile: &str, scenario: &Option<PathBuf>) -> Result<Network, String>
             Network::new(links.network, &presets, "network").map_err(|e| e.to_string())
         }
         None => {
-            let sec = NetworkSection {
-                profile: profile.into(),
-                links: Default::default(),
-                profiles: Default::default(),
-                verify: Verify::Warn,
-            };
+            let sec = NetworkSection::with_profile(profile);
             Network::new(sec, &presets, "--profile").map_err(|e| e.to_string())
         }
     }

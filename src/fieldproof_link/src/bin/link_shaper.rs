@@ -24,7 +24,7 @@
 
 use fieldproof_link::emulator::EmulatorConfig;
 use fieldproof_link::netns::Backend;
-use fieldproof_link::profile::{presets, Network, NetworkSection, Verify};
+use fieldproof_link::profile::{presets, Network, NetworkSection};
 use fieldproof_link::shaper::{unix_now, LinkShaper};
 use fieldproof_link::tc;
 use fieldproof_runtime::lifecycle::{Configured, PRIMARY_STATE_ACTIVE, PRIMARY_STATE_FINALIZED};
@@ -35,12 +35,7 @@ use std::time::Duration;
 
 fn network(profile: &str, scenario: &str) -> Result<Network, String> {
     if scenario.is_empty() {
-        let sec = NetworkSection {
-            profile: profile.into(),
-            links: Default::default(),
-            profiles: Default::default(),
-            verify: Verify::Warn,
-        };
+        let sec = NetworkSection::with_profile(profile);
         return Network::new(sec, &presets(), "profile").map_err(|e| e.to_string());
     }
     let links = fieldproof_link::scenario_file::read(std::path::Path::new(scenario))
