@@ -76,11 +76,7 @@ fn an_interface_the_namespace_lacks_exits_2_naming_it() {
     fieldproof_testkit::contain_or_return!();
     for (name, exe) in ADAPTERS {
         for value in ["wlan9", "10.99.0.1"] {
-            let (code, err) = run_with_env(
-                exe,
-                &[],
-                &[("FIELDPROOF_DDS_INTERFACES", value)],
-            );
+            let (code, err) = run_with_env(exe, &[], &[("FIELDPROOF_DDS_INTERFACES", value)]);
             assert_eq!(code, Some(2), "{name} {value}: {err}");
             assert!(
                 err.contains("FIELDPROOF_DDS_INTERFACES") && err.contains(value),

@@ -182,7 +182,10 @@ impl DdsEnv {
 
     /// The participant builder for this environment, `FIELDPROOF_DDS_INTERFACES` looked up
     /// in `local` (see [`DdsEnv::only_addresses`]).
-    pub fn builder(&self, local: &[(String, IpAddr)]) -> Result<DomainParticipantBuilder, EnvError> {
+    pub fn builder(
+        &self,
+        local: &[(String, IpAddr)],
+    ) -> Result<DomainParticipantBuilder, EnvError> {
         let b = DomainParticipantBuilder::new(self.domain_id);
         Ok(match self.range {
             DiscoveryRange::Subnet => match self.only_addresses(local)? {
@@ -341,10 +344,7 @@ mod tests {
         for entry in ["wlan0", "10.0.0.9"] {
             let e = env(&[(INTERFACES_VAR, &format!("world0,{entry}"))]).unwrap();
             let err = e.only_addresses(&local()).unwrap_err().to_string();
-            assert!(
-                err.contains(INTERFACES_VAR) && err.contains(entry),
-                "{err}"
-            );
+            assert!(err.contains(INTERFACES_VAR) && err.contains(entry), "{err}");
             assert!(e.builder(&local()).is_err());
             assert!(e.check_interfaces(&local()).is_err());
         }

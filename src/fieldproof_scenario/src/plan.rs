@@ -6,8 +6,8 @@ use crate::model::{Scenario, Stack, Vehicle, VISION_SOURCE_ARG};
 use fieldproof_link::heartbeat::HeartbeatSpec;
 use fieldproof_link::netns::VEHICLE_WORLD_IF;
 use fieldproof_link::profile::DdsOverRadio;
-use fieldproof_runtime::env::INTERFACES_VAR;
 use fieldproof_robots::manifest::{Durability, Heartbeat, Reliability};
+use fieldproof_runtime::env::INTERFACES_VAR;
 use std::path::{Path, PathBuf};
 
 /// How a process shows it is ready.
