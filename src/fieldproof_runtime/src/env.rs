@@ -101,26 +101,10 @@ impl DdsEnv {
         } else {
             range
         };
-        let static_peers = get("ROS_STATIC_PEERS")
-            .map(|s| {
-                s.split(';')
-                    .map(str::trim)
-                    .filter(|p| !p.is_empty())
-                    .map(str::to_string)
-                    .collect()
-            })
-            .unwrap_or_default();
+        let static_peers = split_list(get("ROS_STATIC_PEERS"), ';');
         let cyclone_services =
             get("RMW_IMPLEMENTATION").is_some_and(|s| s.trim() == "rmw_cyclonedds_cpp");
-        let interfaces = get(INTERFACES_VAR)
-            .map(|s| {
-                s.split(',')
-                    .map(str::trim)
-                    .filter(|i| !i.is_empty())
-                    .map(str::to_string)
-                    .collect()
-            })
-            .unwrap_or_default();
+        let interfaces = split_list(get(INTERFACES_VAR), ',');
         Ok(DdsEnv {
             domain_id,
             range,
@@ -220,6 +204,19 @@ impl DdsEnv {
             .map_err(ros2_client::CreateError::from)?;
         Ok(Context::from_domain_participant(dp)?)
     }
+}
+
+/// The non-empty, trimmed entries of a `separator`-separated variable (none when unset).
+fn split_list(value: Option<String>, separator: char) -> Vec<String> {
+    value
+        .map(|s| {
+            s.split(separator)
+                .map(str::trim)
+                .filter(|entry| !entry.is_empty())
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 /// Why a context could not be made.
