@@ -15,7 +15,9 @@
 //!
 //! The radio namespace is one Ethernet segment (a bridge), as the earlier Docker radio
 //! network was: multicast discovery reaches every member, and vehicle-to-vehicle traffic
-//! crosses the sender's link and the receiver's. The world namespace stands for what is
+//! crosses the sender's link and the receiver's. Its hardware addresses are fixed
+//! ([`radio_mac`]) and every member has permanent neighbour entries for the others, so no
+//! ARP crosses a shaped link. The world namespace stands for what is
 //! not radio: the simulator's sensor and actuator traffic with each vehicle (a vehicle's
 //! wiring, unshaped) and the observer (the scenario runner's recorder) that sees every
 //! vehicle and the ground station. It forwards nothing, and each of its links is its own
@@ -156,6 +158,15 @@ pub fn run_of(ns: &str) -> Option<&str> {
 /// The address of the `index`-th vehicle (1-based).
 pub fn vehicle_addr(index: usize) -> Ipv4Addr {
     Ipv4Addr::new(198, 18, 1, index as u8)
+}
+
+/// The hardware address of a radio interface, from its IPv4 address (locally administered,
+/// `02:66:70` then the address's last three bytes: 198.18.1.5 → `02:66:70:12:01:05`), so
+/// that every namespace can know every other one's without asking (see the permanent
+/// neighbour entries of [`Topology::create`]).
+pub fn radio_mac(addr: Ipv4Addr) -> String {
+    let [_, b, c, d] = addr.octets();
+    format!("02:66:70:{b:02x}:{c:02x}:{d:02x}")
 }
 
 /// The two ends of the world namespace's link to the `index`-th vehicle (1-based; 0: to
@@ -331,12 +342,15 @@ impl Topology {
     fn build(&self) -> Result<(), NetnsError> {
         let r = &self.radio_ns;
         add_ns(r)?;
+        let ground_mac = radio_mac(self.ground_addr);
         sys::ip(&[
             "-n",
             r,
             "link",
             "add",
             RADIO_BRIDGE,
+            "address",
+            &ground_mac,
             "type",
             "bridge",
             "stp_state",
@@ -370,9 +384,10 @@ impl Topology {
             } else {
                 l.radio_port.as_str()
             };
+            let mac = radio_mac(l.addr);
             sys::ip(&[
-                "-n", &l.ns, "link", "add", VEHICLE_IF, "type", "veth", "peer", "name", peer_if,
-                "netns", peer_ns,
+                "-n", &l.ns, "link", "add", VEHICLE_IF, "address", &mac, "type", "veth", "peer",
+                "name", peer_if, "netns", peer_ns,
             ])?;
             if let Some(lns) = &l.link_ns {
                 sys::ip(&[
@@ -432,8 +447,49 @@ impl Topology {
                 sys::in_netns(r, move || sys::disable_offloads(&port))?;
             }
         }
+        self.add_neighbours()?;
         self.build_world()?;
         self.write_hosts()?;
+        Ok(())
+    }
+
+    /// Permanent neighbour entries on the radio segment: each vehicle knows the ground's
+    /// and every other vehicle's hardware address, the ground every vehicle's, so no ARP
+    /// crosses the shaped links. Without them a request lost to the profile's loss, or
+    /// behind a queue DDS has filled, holds every packet to that address for a second or
+    /// more (probes answered after 0.9 s on an `lte_rural` link), which is no property of
+    /// the profile; an LTE bearer carries IP with no ARP at all.
+    fn add_neighbours(&self) -> Result<(), NetnsError> {
+        let entry = |addr: Ipv4Addr, dev: &str| {
+            format!(
+                "neigh replace {addr} lladdr {} dev {dev} nud permanent\n",
+                radio_mac(addr)
+            )
+        };
+        let mut batches: Vec<(&str, String)> = vec![(
+            self.radio_ns.as_str(),
+            self.links
+                .iter()
+                .map(|l| entry(l.addr, RADIO_BRIDGE))
+                .collect(),
+        )];
+        for l in &self.links {
+            let mut batch = entry(self.ground_addr, VEHICLE_IF);
+            for other in self.links.iter().filter(|o| o.vehicle != l.vehicle) {
+                batch.push_str(&entry(other.addr, VEHICLE_IF));
+            }
+            batches.push((l.ns.as_str(), batch));
+        }
+        for (ns, batch) in batches {
+            let file = std::env::temp_dir().join(format!("{ns}.neigh"));
+            std::fs::write(&file, batch).map_err(|e| SysError::Io {
+                what: format!("write {}", file.display()),
+                source: e,
+            })?;
+            let done = sys::ip(&["-n", ns, "-batch", &file.to_string_lossy()]);
+            let _ = std::fs::remove_file(&file);
+            done?;
+        }
         Ok(())
     }
 

@@ -61,3 +61,48 @@ fn the_world_reaches_everyone_and_forwards_nothing() {
     assert!(netns::namespaces_of(&run).is_empty());
     assert!(!std::path::Path::new(&format!("/etc/netns/{world}")).exists());
 }
+
+/// The neighbour entry of `addr` in namespace `ns`, as `ip neigh show` prints it.
+fn neighbour(ns: &str, addr: std::net::Ipv4Addr) -> String {
+    fieldproof_link::sys::ip(&["-n", ns, "neigh", "show", &addr.to_string()])
+        .unwrap()
+        .trim()
+        .to_string()
+}
+
+#[test]
+fn the_radio_segment_needs_no_arp() {
+    require_root();
+    let run = run_id("neigh");
+    let names = ["ugv1".to_string(), "ugv2".to_string()];
+    let t = Topology::create(&run, &names, Backend::Userspace).unwrap();
+    let (ugv1, ugv2) = (&t.links[0], &t.links[1]);
+    // Every member knows the others' fixed hardware addresses, permanently.
+    for (ns, addr) in [
+        (&ugv1.ns, t.ground_addr),
+        (&ugv1.ns, ugv2.addr),
+        (&ugv2.ns, t.ground_addr),
+        (&ugv2.ns, ugv1.addr),
+        (&t.radio_ns, ugv1.addr),
+        (&t.radio_ns, ugv2.addr),
+    ] {
+        let entry = neighbour(ns, addr);
+        assert!(
+            entry.contains(&netns::radio_mac(addr)) && entry.ends_with("PERMANENT"),
+            "{ns}: {entry}"
+        );
+    }
+    // The interfaces carry the addresses the entries name.
+    let shown = fieldproof_link::sys::ip(&["-n", &ugv1.ns, "link", "show", netns::VEHICLE_IF])
+        .unwrap();
+    assert!(shown.contains(&netns::radio_mac(ugv1.addr)), "{shown}");
+    let bridge = fieldproof_link::sys::ip(&["-n", &t.radio_ns, "link", "show", netns::RADIO_BRIDGE])
+        .unwrap();
+    assert!(bridge.contains(&netns::radio_mac(t.ground_addr)), "{bridge}");
+    // And the link still carries traffic both ways.
+    assert!(answers(&ugv1.ns, t.ground_addr), "ugv1 -> ground");
+    assert!(answers(&t.radio_ns, ugv2.addr), "ground -> ugv2");
+    assert!(answers(&ugv1.ns, ugv2.addr), "ugv1 -> ugv2");
+    drop(t);
+    assert!(netns::namespaces_of(&run).is_empty());
+}
