@@ -75,7 +75,9 @@ fn the_radio_segment_needs_no_arp() {
     require_root();
     let run = run_id("neigh");
     let names = ["ugv1".to_string(), "ugv2".to_string()];
-    let t = Topology::create(&run, &names, Backend::Userspace).unwrap();
+    // Direct: the kernel backend's wiring unshaped (the userspace emulator's forwarding needs
+    // the shaper; `userspace_links` pings through it with these entries in place).
+    let t = Topology::create(&run, &names, Backend::Direct).unwrap();
     let (ugv1, ugv2) = (&t.links[0], &t.links[1]);
     // Every member knows the others' fixed hardware addresses, permanently.
     for (ns, addr) in [
