@@ -95,12 +95,16 @@ fn the_radio_segment_needs_no_arp() {
         );
     }
     // The interfaces carry the addresses the entries name.
-    let shown = fieldproof_link::sys::ip(&["-n", &ugv1.ns, "link", "show", netns::VEHICLE_IF])
-        .unwrap();
+    let shown =
+        fieldproof_link::sys::ip(&["-n", &ugv1.ns, "link", "show", netns::VEHICLE_IF]).unwrap();
     assert!(shown.contains(&netns::radio_mac(ugv1.addr)), "{shown}");
-    let bridge = fieldproof_link::sys::ip(&["-n", &t.radio_ns, "link", "show", netns::RADIO_BRIDGE])
-        .unwrap();
-    assert!(bridge.contains(&netns::radio_mac(t.ground_addr)), "{bridge}");
+    let bridge =
+        fieldproof_link::sys::ip(&["-n", &t.radio_ns, "link", "show", netns::RADIO_BRIDGE])
+            .unwrap();
+    assert!(
+        bridge.contains(&netns::radio_mac(t.ground_addr)),
+        "{bridge}"
+    );
     // And the link still carries traffic both ways.
     assert!(answers(&ugv1.ns, t.ground_addr), "ugv1 -> ground");
     assert!(answers(&t.radio_ns, ugv2.addr), "ground -> ugv2");
