@@ -11,12 +11,20 @@ fn answers(ns: &str, addr: std::net::Ipv4Addr) -> bool {
     !ping(ns, &addr.to_string(), 1, 0.2).rtts.is_empty()
 }
 
-#[test]
-fn the_world_reaches_everyone_and_forwards_nothing() {
+/// Run `tag`'s topology of ugv1 and ugv2 on the direct backend (the kernel backend's wiring,
+/// unshaped: the userspace emulator forwards only under the shaper, which `userspace_links`
+/// covers), and its run id.
+fn two_ugvs(tag: &str) -> (String, Topology) {
     require_root();
-    let run = run_id("world");
+    let run = run_id(tag);
     let names = ["ugv1".to_string(), "ugv2".to_string()];
     let t = Topology::create(&run, &names, Backend::Direct).unwrap();
+    (run, t)
+}
+
+#[test]
+fn the_world_reaches_everyone_and_forwards_nothing() {
+    let (run, t) = two_ugvs("world");
     let world = &t.world_ns.clone();
     assert_eq!(world, &netns::world_ns(&run));
     let (ugv1, ugv2) = (&t.links[0], &t.links[1]);
@@ -72,12 +80,7 @@ fn neighbour(ns: &str, addr: std::net::Ipv4Addr) -> String {
 
 #[test]
 fn the_radio_segment_needs_no_arp() {
-    require_root();
-    let run = run_id("neigh");
-    let names = ["ugv1".to_string(), "ugv2".to_string()];
-    // Direct: the kernel backend's wiring unshaped (the userspace emulator's forwarding needs
-    // the shaper; `userspace_links` pings through it with these entries in place).
-    let t = Topology::create(&run, &names, Backend::Direct).unwrap();
+    let (run, t) = two_ugvs("neigh");
     let (ugv1, ugv2) = (&t.links[0], &t.links[1]);
     // Every member knows the others' fixed hardware addresses, permanently.
     for (ns, addr) in [
