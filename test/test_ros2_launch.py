@@ -57,17 +57,19 @@ def tagged_processes(tag: str) -> list[str]:
 
 
 class Ros2Launch:
-    """`ros2 launch <pkg> <file> <args>` on its own domain, output kept in a log file."""
+    """`ros2 launch <pkg> <file> <args>` (or `ros2 launch <path> <args>` with pkg "") on its own
+    domain, from the repository's root, output kept in a log file."""
 
     def __init__(self, rig: dict, domain: int, pkg: str, launch_file: str, *args: str):
         self.tag = uuid.uuid4().hex
         self.env = launch_env(rig, domain)
-        self.cmd = ["ros2", "launch", pkg, launch_file, *args]
-        self.log = open(ROOT / "build" / f"test-ros2-launch-{launch_file}-{self.tag}.log", "w+")
+        self.cmd = ["ros2", "launch", *([pkg] if pkg else []), launch_file, *args]
+        name = pathlib.Path(launch_file).name
+        self.log = open(ROOT / "build" / f"test-ros2-launch-{name}-{self.tag}.log", "w+")
         # SIGINT at its default in the child: a suite started in the background (`cmd &`)
         # ignores SIGINT, and a Python started with SIGINT ignored never installs its
         # KeyboardInterrupt handler, so `ros2 launch` would not hear the test's Ctrl-C.
-        self.proc = subprocess.Popen(self.cmd, env={**self.env, LAUNCH_TAG_VAR: self.tag},
+        self.proc = subprocess.Popen(self.cmd, env={**self.env, LAUNCH_TAG_VAR: self.tag}, cwd=ROOT,
                                      stdout=self.log, stderr=subprocess.STDOUT, text=True,
                                      preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
 
@@ -174,8 +176,11 @@ def bundle_nodes(bundle: pathlib.Path) -> dict[str, tuple[str, str]]:
     return nodes
 
 
-SHIPPED = sorted(str(p.relative_to(ROOT)) for p in ROOT.glob("src/*/launch/*.launch.yaml"))
-COVERED = ["src/fieldproof_bridge/launch/bridge.launch.yaml", "src/fieldproof_convoy/launch/convoy_follower.launch.yaml",
+SHIPPED = sorted(str(p.relative_to(ROOT)) for p in [*ROOT.glob("src/*/launch/*.launch.yaml"),
+                                                     *ROOT.glob("launch/*.launch.yaml")])
+# The bringup's vehicle and ground station files run inside the fleet's (its test below).
+COVERED = ["launch/fleet.launch.yaml", "launch/ground_station.launch.yaml", "launch/vehicle.launch.yaml",
+           "src/fieldproof_bridge/launch/bridge.launch.yaml", "src/fieldproof_convoy/launch/convoy_follower.launch.yaml",
            "src/fieldproof_convoy/launch/convoy_lead.launch.yaml", "src/fieldproof_fleet/launch/fleet_quad.launch.yaml",
            "src/fieldproof_fleet/launch/fleet_station.launch.yaml", "src/fieldproof_mission/launch/mission.launch.yaml",
            "src/fieldproof_sim/launch/sim.launch.yaml", "src/fieldproof_stack/launch/goal_driver.launch.yaml"]
@@ -192,6 +197,20 @@ def test_ros2_launch_bridge_bundle(rig_env, tmp_path):
     assert len(expected) == 7 and expected["/ugv1/imu_adapter"] == ("output", "String value is: /ugv1/imu/data")
     launch_and_check(rig_env, 171, "fieldproof_bridge", "bridge.launch.yaml",
                      [f"bundle:={bundle}", "gz:=false"], expected)
+
+
+def test_ros2_launch_bridge_from_a_manifest(rig_env, tmp_path):
+    # manifest:= generates the bundle at launch time (bridge_bundle through `$(command ...)`),
+    # with the generator's options, into bundle_out; the nodes are those of the same bundle
+    # written beforehand by bridge_gen.
+    reference = tmp_path / "reference"
+    bridge_gen(reference, "ugv4")
+    expected = bundle_nodes(reference)
+    assert expected["/ugv4/scan_relay"] == ("output", "String value is: /ugv4/scan")
+    out = tmp_path / "generated"
+    launch_and_check(rig_env, 177, "fieldproof_bridge", "bridge.launch.yaml",
+                     [f"manifest:={MANIFEST}", "namespace:=ugv4", f"bundle_out:={out}", "gz:=false"], expected)
+    assert bundle_nodes(out) == expected
 
 
 def test_ros2_launch_simulator(rig_env):
@@ -254,3 +273,38 @@ def test_ros2_launch_convoy_follower(rig_env, tmp_path):
                      ["namespace:=ugv2", "udp_port:=5612", f"csv_path:={tmp_path}/convoy.csv",
                       f"analysis_path:={tmp_path}/convoy_analysis.json"],
                      {"/ugv2/convoy_follower": ("udp_port", shown(5612))})
+
+
+def test_ros2_launch_fleet_bringup(rig_env, tmp_path):
+    # The top-level bringup under real launch_ros: link_shaper (root) makes the run's
+    # namespaces, every other process starts inside its own through the `launch-prefix`
+    # launch configuration (link_net exec), each vehicle's failsafe gets its heartbeat over
+    # its own radio link, and Ctrl-C ends every process cleanly and removes the namespaces.
+    if os.geteuid() != 0:
+        pytest.skip("the link shaper makes network namespaces: needs root")
+    run_id = f"rl{os.getpid() % 100000}"
+    launch = Ros2Launch(rig_env, 183, "", "launch/fleet.launch.yaml", f"run_id:={run_id}", "backend:=userspace",
+                        "real_time_factor:=0.5")
+    try:
+        for vehicle in ("ugv1", "ugv2"):
+            try:
+                wait_until(lambda: f"[{vehicle}.link_monitor]: link back: heartbeat received" in launch.output(), 120,
+                           f"{vehicle}'s failsafe to receive its heartbeat", poll=0.5)
+            except AssertionError as timeout:
+                raise AssertionError(f"{timeout}\n{launch.output()}") from None
+        assert launch.proc.poll() is None, launch.output()
+        assert any(line.startswith(f"fp-{run_id}-v-ugv2") for line in
+                   subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout.splitlines())
+        code = launch.interrupt(60)
+        output = launch.output()
+        started = re.findall(r"\[INFO\] \[([\w.-]+)\]: process started with pid \[(\d+)\]", output)
+        finished = re.findall(r"\[INFO\] \[([\w.-]+)\]: process has finished cleanly \[pid (\d+)\]", output)
+        assert code == 0, f"ros2 launch exited {code}\n{output}"
+        assert "process has died" not in output, output
+        assert len(started) >= 20 and sorted(finished) == sorted(started), output
+        listed = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
+        assert f"fp-{run_id}-" not in listed, listed
+    finally:
+        launch.kill()
+        subprocess.run([str(INSTALL / "fieldproof_link/lib/fieldproof_link/link_net"), "cleanup", "--run-id", run_id],
+                       capture_output=True)

@@ -1,5 +1,6 @@
 //! Bridge bundles: the generator, the adapters (fault injectors) and the contract checker.
 //!
+//! - [`cli`]: what the command-line tools share (argument parsing, exit codes).
 //! - [`faults`]: `dropout` and `freeze`, which every injector offers.
 //! - [`adapters`]: each adapter's own transform (IMU covariance and bias, NavSat fix, stamp
 //!   throttle, command clamp, battery model); the nodes are the binaries in `src/bin/`.
@@ -7,6 +8,7 @@
 //!   nodes share.
 
 pub mod adapters;
+pub mod cli;
 pub mod contract;
 pub mod faults;
 pub mod gen;

@@ -34,6 +34,12 @@ fn install(root: &Path) -> PathBuf {
             fake.stub(pkg, exe);
         }
     }
+    // The package launch file runs bridge_bundle itself to find (or generate) the bundle.
+    fake.link(
+        "fieldproof_bridge",
+        "bridge_bundle",
+        Path::new(env!("CARGO_BIN_EXE_bridge_bundle")),
+    );
     let share = prefix.join("share/fieldproof_bridge/launch");
     std::fs::create_dir_all(&share).unwrap();
     std::fs::copy(
@@ -123,8 +129,8 @@ fn gz_false_starts_the_adapters_under_the_namespace() {
 fn gz_true_adds_the_bridge_instances() {
     let dir = tempfile::tempdir().unwrap();
     let prefix = install(dir.path());
-    // robot_state_publisher's description is `$(command 'xacro ...')`, which only ros2 launch
-    // evaluates; without it the gz side is the two parameter_bridge instances.
+    // robot_state_publisher's description is `$(command 'xacro ...')`, and xacro is ROS 2's;
+    // without robot_state_publisher the gz side is the two parameter_bridge instances.
     let bundle = generate(
         dir.path(),
         &Options {
@@ -153,7 +159,8 @@ fn gz_true_adds_the_bridge_instances() {
     assert_eq!(bridges[1][3], "__node:=ros_gz_bridge_camera_optical_link");
     assert!(bridges[0].ends_with(&["-p".to_string(), "use_sim_time:=false".to_string()]));
     assert_eq!(specs.len(), 2 + 7);
-    // With robot_state_publisher the description substitution is ros2 launch's.
+    // With robot_state_publisher the description needs xacro, which is not installed here:
+    // the launch fails naming the substitution.
     let with_rsp = generate(
         &dir.path().join("b"),
         &Options {
@@ -194,12 +201,141 @@ fn package_launch_file_includes_the_bundle() {
     assert!(imu
         .cmd
         .contains(&bundle.join("params.yaml").display().to_string()));
-    // bundle:= is required.
+    // bundle:= or manifest:= is required.
     let e = launch::load(
         &file,
         &args(&[("gz", "false")]),
         std::slice::from_ref(&prefix),
     )
     .unwrap_err();
-    assert!(e.to_string().contains("required argument 'bundle'"), "{e}");
+    assert!(e.to_string().contains("give bundle:=DIR"), "{e}");
+}
+
+/// The package launch file loaded with `pairs` (and gz:=false) against the fake install.
+fn package_launch(
+    prefix: &Path,
+    pairs: &[(&str, &str)],
+) -> Result<Vec<launch::ProcessSpec>, launch::LaunchError> {
+    let mut all = args(pairs);
+    all.insert("gz".into(), "false".into());
+    launch::load(
+        &prefix.join("share/fieldproof_bridge/launch/bridge.launch.yaml"),
+        &all,
+        std::slice::from_ref(&prefix.to_path_buf()),
+    )
+}
+
+fn node<'a>(specs: &'a [launch::ProcessSpec], name: &str) -> Option<&'a launch::ProcessSpec> {
+    specs
+        .iter()
+        .find(|s| s.cmd.contains(&format!("__node:={name}")))
+}
+
+#[test]
+fn manifest_generates_the_bundle_at_launch_into_bundle_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let prefix = install(dir.path());
+    let out = dir.path().join("out");
+    let manifest = repo_root().join("robots/ugv_ref/robot.yaml");
+    let specs = package_launch(
+        &prefix,
+        &[
+            ("manifest", &manifest.display().to_string()),
+            ("bundle_out", &out.display().to_string()),
+            ("namespace", "rover3"),
+            ("frame_prefix", "rover3/"),
+        ],
+    )
+    .unwrap();
+    assert_eq!(specs.len(), 7, "the adapters of ugv_ref");
+    assert!(specs
+        .iter()
+        .all(|s| s.cmd.contains(&"__ns:=/rover3".to_string())));
+    let imu = node(&specs, "imu_adapter").unwrap();
+    assert!(imu
+        .cmd
+        .contains(&out.join("params.yaml").display().to_string()));
+    let params = std::fs::read_to_string(out.join("params.yaml")).unwrap();
+    assert!(params.contains("rover3/imu_link"), "{params}");
+}
+
+#[test]
+fn manifest_without_bundle_out_uses_a_temporary_bundle_and_takes_the_generator_options() {
+    let dir = tempfile::tempdir().unwrap();
+    let prefix = install(dir.path());
+    let manifest = repo_root().join("robots/ugv_ref/robot.yaml");
+    let manifest = manifest.display().to_string();
+    let specs = package_launch(&prefix, &[("manifest", &manifest), ("without", "lidar")]).unwrap();
+    assert!(
+        node(&specs, "scan_relay").is_none(),
+        "without:=lidar drops its relay"
+    );
+    assert_eq!(specs.len(), 6);
+    let imu = node(&specs, "imu_adapter").unwrap();
+    let params = imu
+        .cmd
+        .iter()
+        .find(|a| a.ends_with("params.yaml"))
+        .map(std::path::PathBuf::from)
+        .unwrap();
+    assert!(
+        params.starts_with(std::env::temp_dir()),
+        "{}",
+        params.display()
+    );
+    let bundle = params.parent().unwrap().to_path_buf();
+    let bridge = std::fs::read_to_string(bundle.join("bridge.yaml")).unwrap();
+    std::fs::remove_dir_all(bundle.parent().unwrap()).unwrap();
+    assert!(bridge.contains("clock: true"), "{bridge}");
+    // clock:=false and robot_state_publisher:=false reach the generator.
+    let out = dir.path().join("quiet");
+    package_launch(
+        &prefix,
+        &[
+            ("manifest", &manifest),
+            ("bundle_out", &out.display().to_string()),
+            ("clock", "false"),
+            ("robot_state_publisher", "False"),
+        ],
+    )
+    .unwrap();
+    let bridge = std::fs::read_to_string(out.join("bridge.yaml")).unwrap();
+    assert!(bridge.contains("clock: false"), "{bridge}");
+    assert!(bridge.contains("robot_state_publisher: false"), "{bridge}");
+}
+
+#[test]
+fn conflicting_or_bad_launch_arguments_fail_naming_the_argument() {
+    let dir = tempfile::tempdir().unwrap();
+    let prefix = install(dir.path());
+    let bundle = generate(dir.path(), &Options::default());
+    let bundle = bundle.display().to_string();
+    let manifest = repo_root().join("robots/ugv_ref/robot.yaml");
+    let manifest = manifest.display().to_string();
+    let cases: [(&[(&str, &str)], &str); 5] = [
+        (
+            &[("bundle", &bundle), ("manifest", &manifest)],
+            "given with manifest:=",
+        ),
+        (
+            &[("bundle", &bundle), ("namespace", "ugv2")],
+            "namespace: \"ugv2\" is a generator option",
+        ),
+        (
+            &[("manifest", &manifest), ("clock", "sometimes")],
+            "clock: \"sometimes\" is not true or false",
+        ),
+        (
+            &[("manifest", &manifest), ("namespace", "9lives")],
+            "--namespace: \"9lives\"",
+        ),
+        (
+            &[("manifest", &manifest), ("without", "warp_drive")],
+            "warp_drive",
+        ),
+    ];
+    for (pairs, expected) in cases {
+        let e = package_launch(&prefix, pairs).unwrap_err().to_string();
+        assert!(e.contains(expected), "{pairs:?}: {e}");
+    }
 }

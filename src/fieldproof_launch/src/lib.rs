@@ -91,6 +91,10 @@ pub fn load(
     args: &BTreeMap<String, String>,
     prefixes: &[PathBuf],
 ) -> Result<Vec<ProcessSpec>, LaunchError> {
+    // Absolute, as ROS 2 launch makes it: `$(dirname)` is then a path that holds from any
+    // working directory (a relative include of `$(dirname)/x.launch.yaml` included again).
+    let file = std::path::absolute(file).unwrap_or_else(|_| file.to_path_buf());
+    let file = file.as_path();
     let scope = Scope {
         vars: BTreeMap::new(),
         file: file.to_path_buf(),

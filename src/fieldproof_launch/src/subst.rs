@@ -1,6 +1,6 @@
 //! Launch substitutions: `$(var x)`, `$(env NAME [default])`, `$(find-pkg-share pkg)`,
-//! `$(find-pkg-prefix pkg)`, `$(dirname)`, `$(filename)`, `$(equals a b)`, as ROS 2's
-//! frontend launch files write them.
+//! `$(find-pkg-prefix pkg)`, `$(dirname)`, `$(filename)`, `$(equals a b)` and
+//! `$(command 'cmd args' [on_stderr])`, as ROS 2's frontend launch files write them.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -45,6 +45,11 @@ impl Scope {
     }
 
     fn evaluate(&self, text: &str, body: &str) -> Result<String, LaunchError> {
+        if let Some(rest) = body.strip_prefix("command") {
+            if rest.is_empty() || rest.starts_with(char::is_whitespace) {
+                return self.command(text, rest.trim());
+            }
+        }
         let mut words = body.split_whitespace();
         let kind = words.next().unwrap_or_default();
         let args: Vec<&str> = words.collect();
@@ -89,6 +94,65 @@ impl Scope {
                 .map(|f| f.to_string_lossy().into_owned())
                 .unwrap_or_default()),
             _ => Err(fail(format!("unsupported substitution '$({body})'"))),
+        }
+    }
+
+    /// `$(command 'cmd args' [on_stderr])` as launch's `Command` runs it: the command line
+    /// split as a shell would (no shell runs), its standard output returned as it is. A
+    /// command that cannot start or exits non-zero fails with its stderr; output on stderr
+    /// fails too unless `on_stderr` is `ignore`, `warn` (printed) or `capture` (appended).
+    fn command(&self, text: &str, arguments: &str) -> Result<String, LaunchError> {
+        let fail = |reason: String| LaunchError::Substitution {
+            text: text.to_string(),
+            reason,
+        };
+        let parts =
+            shlex::split(arguments).ok_or_else(|| fail("command: unbalanced quotes".into()))?;
+        let (line, on_stderr) = match parts.as_slice() {
+            [line] => (line, "fail"),
+            [line, on_stderr] => (line, on_stderr.as_str()),
+            _ => return Err(fail("command expects 1 or 2 arguments".into())),
+        };
+        if !matches!(on_stderr, "fail" | "ignore" | "warn" | "capture") {
+            return Err(fail(format!(
+                "command: on_stderr '{on_stderr}' is not one of fail, ignore, warn, capture"
+            )));
+        }
+        let argv = shlex::split(line)
+            .filter(|argv| !argv.is_empty())
+            .ok_or_else(|| fail(format!("command: '{line}' is not a command line")))?;
+        let output = std::process::Command::new(&argv[0])
+            .args(&argv[1..])
+            .envs(&self.env)
+            .stdin(std::process::Stdio::null())
+            .output()
+            .map_err(|e| fail(format!("command '{}' did not start: {e}", argv[0])))?;
+        let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+        let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+        if !output.status.success() {
+            return Err(fail(format!(
+                "command '{line}' failed ({}): {}",
+                output.status,
+                stderr.trim()
+            )));
+        }
+        if stderr.is_empty() {
+            return Ok(stdout);
+        }
+        match on_stderr {
+            "fail" => Err(fail(format!(
+                "command '{line}' wrote to stderr: {}",
+                stderr.trim()
+            ))),
+            "warn" => {
+                eprintln!(
+                    "[launch] command '{line}' wrote to stderr: {}",
+                    stderr.trim()
+                );
+                Ok(stdout)
+            }
+            "capture" => Ok(stdout + &stderr),
+            _ => Ok(stdout),
         }
     }
 
@@ -189,13 +253,51 @@ mod tests {
     }
 
     #[test]
+    fn command_returns_stdout_as_it_is_and_fails_as_launch_does() {
+        let s = scope();
+        assert_eq!(
+            s.expand("$(command 'printf %s-%s $(var ns) x')").unwrap(),
+            "ugv1-x"
+        );
+        assert_eq!(s.expand("$(command 'echo hi')").unwrap(), "hi\n");
+        // set_env reaches the command.
+        assert_eq!(
+            s.expand("$(command 'sh -c \"printf $FP_SET\"')").unwrap(),
+            "yes"
+        );
+        let err = s.expand("$(command 'sh -c \"exit 3\"')").unwrap_err();
+        assert!(err.to_string().contains("failed (exit status: 3)"), "{err}");
+        let noisy = "$(command 'sh -c \"echo out; echo oops >&2\"' ARG)";
+        let err = s
+            .expand(&noisy.replace("ARG", "fail"))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("wrote to stderr: oops"), "{err}");
+        assert_eq!(s.expand(&noisy.replace("ARG", "ignore")).unwrap(), "out\n");
+        assert_eq!(
+            s.expand(&noisy.replace("ARG", "capture")).unwrap(),
+            "out\noops\n"
+        );
+        let err = s
+            .expand(&noisy.replace("ARG", "loud"))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("on_stderr 'loud'"), "{err}");
+        let err = s
+            .expand("$(command 'fieldproof-surely-absent-program')")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("did not start"), "{err}");
+    }
+
+    #[test]
     fn unknown_or_unset_substitutions_are_named() {
         let s = scope();
         let err = s.expand("$(var nope)").unwrap_err().to_string();
         assert!(err.contains("'nope' is not set"), "{err}");
-        let err = s.expand("$(command ls)").unwrap_err().to_string();
+        let err = s.expand("$(commands ls)").unwrap_err().to_string();
         assert!(
-            err.contains("unsupported substitution '$(command ls)'"),
+            err.contains("unsupported substitution '$(commands ls)'"),
             "{err}"
         );
         let err = s.expand("$(var ns").unwrap_err().to_string();

@@ -9,6 +9,13 @@ use super::{join_namespace, LaunchError, ProcessSpec, Scope};
 use crate::ament;
 
 /// Load one file (top level or included) into `out`. `labels` counts executables for labels.
+/// The attribute and launch configuration that put a command before a process's own
+/// (`gdb -ex run --args`, `ip netns exec ...`).
+const LAUNCH_PREFIX: &str = "launch-prefix";
+
+/// The keys of an `arg` (ROS 2 launch's `DeclareLaunchArgument`).
+const ARG_KEYS: [&str; 4] = ["name", "default", "description", "choices"];
+
 pub(super) fn load_file(
     file: &Path,
     args: &BTreeMap<String, String>,
@@ -136,6 +143,20 @@ impl Walker<'_> {
     }
 
     fn arg(&mut self, body: &Value, scope: &mut Scope, at: &str) -> Result<(), LaunchError> {
+        // As ROS 2 launch: a key it does not know is an error (an unquoted comma in a flow
+        // mapping's description makes one).
+        for key in body.as_mapping().into_iter().flat_map(|map| map.keys()) {
+            let key = key.as_str().unwrap_or_default();
+            if !ARG_KEYS.contains(&key) {
+                return Err(self.format_error(
+                    at,
+                    format!(
+                        "unexpected key '{key}' (an arg has {})",
+                        ARG_KEYS.join(", ")
+                    ),
+                ));
+            }
+        }
         let name = self.string(body, "name", scope, at)?;
         let value = match (self.args.get(&name), scope.vars.get(&name)) {
             (Some(given), _) => given.clone(),
@@ -269,6 +290,25 @@ impl Walker<'_> {
             Some(other) => {
                 return Err(self.format_error(at, format!("on_exit: '{other}' is not 'shutdown'")))
             }
+        };
+        // As in ROS 2 launch: a process's own `launch-prefix`, else the `launch-prefix`
+        // launch configuration of its scope (a `let` before an include prefixes every
+        // process of the included file).
+        let prefix = match self.optional_string(body, LAUNCH_PREFIX, scope, at)? {
+            Some(own) => own,
+            None => scope.vars.get(LAUNCH_PREFIX).cloned().unwrap_or_default(),
+        };
+        let cmd = if prefix.trim().is_empty() {
+            cmd
+        } else {
+            let mut words = shlex::split(&prefix).ok_or_else(|| {
+                self.format_error(
+                    at,
+                    format!("{LAUNCH_PREFIX}: '{prefix}' has unbalanced quotes"),
+                )
+            })?;
+            words.extend(cmd);
+            words
         };
         let mut env = scope.env.clone();
         for (i, var) in self.list(body, "env", at)?.iter().enumerate() {

@@ -4,6 +4,7 @@
 //! The DDS-free core lives here; the binaries under `src/bin` are thin shells.
 
 pub mod analysis;
+pub mod bringup;
 pub mod delay;
 pub mod duration;
 pub mod emulator;

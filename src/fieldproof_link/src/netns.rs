@@ -187,10 +187,34 @@ pub struct Label {
     pub owner_start: Option<u64>,
     /// The namespaces the run creates.
     pub namespaces: Vec<String>,
+    /// Kept on purpose (`--keep`): not stale when its owner is gone; only
+    /// `link_net cleanup --run-id` removes it.
+    #[serde(default)]
+    pub kept: bool,
+    /// Every link of the run is made and shaped: a process started inside now finds its
+    /// interfaces (`link_net exec` waits for this).
+    #[serde(default)]
+    pub shaped: bool,
 }
 
 fn label_path(run: &str) -> PathBuf {
     PathBuf::from(LABEL_DIR).join(format!("{run}.json"))
+}
+
+/// Writes a run's label file.
+fn write_label(label: &Label) -> Result<(), SysError> {
+    std::fs::create_dir_all(LABEL_DIR).map_err(|e| SysError::Io {
+        what: format!("mkdir {LABEL_DIR}"),
+        source: e,
+    })?;
+    std::fs::write(
+        label_path(&label.run_id),
+        serde_json::to_string(label).expect("label serializes"),
+    )
+    .map_err(|e| SysError::Io {
+        what: format!("write label of {}", label.run_id),
+        source: e,
+    })
 }
 
 /// Reads a run's label file.
@@ -316,23 +340,13 @@ impl Topology {
             namespaces.push(l.ns.clone());
             namespaces.extend(l.link_ns.clone());
         }
-        let label = Label {
+        write_label(&Label {
             run_id: run_id.into(),
             owner_pid: std::process::id(),
             owner_start: sys::process_start_ticks(std::process::id()),
             namespaces,
-        };
-        std::fs::create_dir_all(LABEL_DIR).map_err(|e| SysError::Io {
-            what: format!("mkdir {LABEL_DIR}"),
-            source: e,
-        })?;
-        std::fs::write(
-            label_path(run_id),
-            serde_json::to_string(&label).expect("label serializes"),
-        )
-        .map_err(|e| SysError::Io {
-            what: format!("write label of {run_id}"),
-            source: e,
+            kept: false,
+            shaped: false,
         })?;
         // From here on, Drop removes whatever was made.
         topo.build()?;
@@ -356,6 +370,13 @@ impl Topology {
             "stp_state",
             "0",
             "forward_delay",
+            "0",
+            // A radio is a broadcast medium: every station hears every frame. Snooping (a
+            // switch's default) forwards multicast only to ports whose IGMP membership the
+            // bridge heard within its membership interval (260 s). Without a querier on the
+            // radio the bridge floods anyway, but a stack that ran one would make DDS
+            // discovery depend on IGMP reports crossing a lossy, shaped link.
+            "mcast_snooping",
             "0",
         ])?;
         sys::ip(&[
@@ -576,6 +597,71 @@ impl Topology {
     }
 }
 
+impl Topology {
+    /// Keeps the run's namespaces when dropped (`--keep`), or not. A kept run's label says
+    /// so: it is not stale once its owner is gone (`cleanup --stale` and the next run leave
+    /// it), and only `link_net cleanup --run-id` removes it.
+    pub fn set_keep(&mut self, keep: bool) -> Result<(), NetnsError> {
+        self.keep = keep;
+        self.update_label(|label| label.kept = keep)
+    }
+
+    /// Marks the run's links as made and shaped in its label.
+    pub fn mark_shaped(&self) -> Result<(), NetnsError> {
+        self.update_label(|label| label.shaped = true)
+    }
+
+    fn update_label(&self, change: impl FnOnce(&mut Label)) -> Result<(), NetnsError> {
+        let mut label = read_label(&self.run_id).ok_or_else(|| SysError::Io {
+            what: format!("read label of {}", self.run_id),
+            source: std::io::Error::from(std::io::ErrorKind::NotFound),
+        })?;
+        change(&mut label);
+        write_label(&label)?;
+        Ok(())
+    }
+}
+
+/// The namespace of run `run` that `place` names: `radio` (the ground station's), `world`
+/// (the simulator's) or a vehicle's name.
+pub fn namespace_of_place(run: &str, place: &str) -> Result<String, NetnsError> {
+    validate_run_id(run)?;
+    Ok(match place {
+        "radio" => radio_ns(run),
+        "world" => world_ns(run),
+        vehicle => {
+            validate_vehicle("place", vehicle)?;
+            vehicle_ns(run, vehicle)
+        }
+    })
+}
+
+/// Waits until run `run`'s links are made and shaped (its label says so) and `namespace` is
+/// one of them, polling every 50 ms for at most `timeout`.
+pub fn wait_shaped(run: &str, namespace: &str, timeout: std::time::Duration) -> Result<(), String> {
+    let deadline = std::time::Instant::now() + timeout;
+    loop {
+        if let Some(label) = read_label(run).filter(|label| label.shaped) {
+            return if label.namespaces.iter().any(|ns| ns == namespace) {
+                Ok(())
+            } else {
+                Err(format!(
+                    "run {run} has no namespace {namespace} (it has {})",
+                    label.namespaces.join(", ")
+                ))
+            };
+        }
+        if std::time::Instant::now() >= deadline {
+            return Err(format!(
+                "run {run}'s links were not up within {:.0} s (is its link_shaper or \
+                 `link_net up` running, as root?)",
+                timeout.as_secs_f64()
+            ));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
 impl Drop for Topology {
     fn drop(&mut self) {
         if !self.keep {
@@ -592,26 +678,44 @@ fn add_ns(ns: &str) -> Result<(), NetnsError> {
     Ok(())
 }
 
-/// Removes every namespace of run `run` (killing the processes left inside them), its
+/// How long processes left inside a run's namespaces get to end before they are killed.
+pub const LEFTOVER_GRACE: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// Removes every namespace of run `run` (killing the processes left inside them after
+/// [`LEFTOVER_GRACE`]), its
 /// hosts files and its label. Returns the namespaces removed.
 pub fn cleanup_run(run: &str) -> Result<Vec<String>, NetnsError> {
     validate_run_id(run)?;
     let me = std::process::id();
     let mut removed = Vec::new();
     let mut first_err = None;
-    for ns in namespaces_of(run) {
-        // A process left inside keeps the namespace (and its links) alive.
-        if let Ok(pids) = sys::ip(&["netns", "pids", &ns]) {
-            for pid in pids
-                .split_whitespace()
-                .filter_map(|p| p.parse::<i32>().ok())
-            {
-                if pid as u32 != me {
-                    // SAFETY: kill(2) on a pid inside the run's own namespace.
-                    unsafe { libc::kill(pid, libc::SIGKILL) };
-                }
-            }
-        }
+    let namespaces = namespaces_of(run);
+    // A process left inside keeps the namespace (and its links) alive. It may be ending on
+    // its own (`ros2 launch` signals every process of a bringup at once): it gets
+    // LEFTOVER_GRACE to do so, then it is killed.
+    let pids_inside = || -> Vec<i32> {
+        namespaces
+            .iter()
+            .filter_map(|ns| sys::ip(&["netns", "pids", ns]).ok())
+            .flat_map(|pids| {
+                pids.split_whitespace()
+                    .filter_map(|p| p.parse::<i32>().ok())
+                    .collect::<Vec<_>>()
+            })
+            .filter(|pid| *pid as u32 != me)
+            .collect()
+    };
+    let deadline = std::time::Instant::now() + LEFTOVER_GRACE;
+    let mut left = pids_inside();
+    while !left.is_empty() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        left = pids_inside();
+    }
+    for pid in left {
+        // SAFETY: kill(2) on a pid inside the run's own namespace.
+        unsafe { libc::kill(pid, libc::SIGKILL) };
+    }
+    for ns in namespaces {
         match sys::ip(&["netns", "del", &ns]) {
             Ok(_) => removed.push(ns.clone()),
             Err(e) => {
@@ -627,7 +731,7 @@ pub fn cleanup_run(run: &str) -> Result<Vec<String>, NetnsError> {
     }
 }
 
-/// Runs with namespaces whose owner is gone (or that have no label).
+/// Runs with namespaces whose owner is gone (or that have no label), but for the kept ones.
 pub fn stale_runs() -> Vec<String> {
     let mut runs: Vec<String> = list_namespaces()
         .iter()
@@ -646,7 +750,7 @@ pub fn stale_runs() -> Vec<String> {
     runs.sort();
     runs.dedup();
     runs.retain(|r| match read_label(r) {
-        Some(l) => !sys::process_alive(l.owner_pid, l.owner_start),
+        Some(l) => !l.kept && !sys::process_alive(l.owner_pid, l.owner_start),
         None => true,
     });
     runs

@@ -16,6 +16,13 @@ use std::io;
 use std::net::Ipv4Addr;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 
+/// SCHED_FIFO priority of the ground station's probing thread: below the link emulator's
+/// forwarding threads, so a link's own timing comes first. An unprivileged ground station
+/// cannot take it itself; a supervisor with CAP_SYS_NICE sets it on the thread named
+/// [`PROBE_THREAD`] (fieldproof run does).
+pub const PROBE_PRIORITY: i32 = 5;
+/// The name of the ground station's probing thread (its `comm` in /proc).
+pub const PROBE_THREAD: &str = "probe";
 /// Payload bytes of a probe.
 pub const PAYLOAD: usize = 16;
 /// Probes a second.

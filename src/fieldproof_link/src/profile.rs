@@ -246,11 +246,14 @@ pub struct NetworkSection {
     /// Which of a vehicle's DDS participants take part in DDS over its radio link.
     #[serde(default)]
     pub dds_over_radio: DdsOverRadio,
+    /// What shapes the links (default `auto`).
+    #[serde(default)]
+    pub backend: BackendChoice,
 }
 
 impl NetworkSection {
-    /// Every vehicle on `profile`, no custom profiles, the default `verify` and
-    /// `dds_over_radio`.
+    /// Every vehicle on `profile`, no custom profiles, the default `verify`,
+    /// `dds_over_radio` and `backend`.
     pub fn with_profile(profile: &str) -> Self {
         NetworkSection {
             profile: profile.into(),
@@ -258,6 +261,7 @@ impl NetworkSection {
             profiles: BTreeMap::new(),
             verify: Verify::default(),
             dds_over_radio: DdsOverRadio::default(),
+            backend: BackendChoice::default(),
         }
     }
 }
@@ -281,6 +285,32 @@ pub enum DdsOverRadio {
     /// heartbeat) uses the radio; the bridge adapters and the stack are bound to the
     /// vehicle's wiring. A vehicle without a failsafe has no DDS on its radio at all.
     Failsafe,
+}
+
+/// `network.backend`: what shapes a scenario's links.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum BackendChoice {
+    /// Kernel netem where this kernel has it (`sch_netem`, `sch_prio`, `ifb`), else the
+    /// userspace emulator.
+    #[default]
+    Auto,
+    /// Kernel netem; where the kernel lacks it the run cannot start, and says so with the
+    /// tc error and the hint ([`crate::tc::NETEM_HINT`]).
+    Kernel,
+    /// The userspace emulator, whatever the kernel has.
+    Userspace,
+}
+
+impl BackendChoice {
+    /// The backend this choice forces (`None`: chosen by what the kernel has).
+    pub fn forced(self) -> Option<crate::netns::Backend> {
+        match self {
+            BackendChoice::Auto => None,
+            BackendChoice::Kernel => Some(crate::netns::Backend::Kernel),
+            BackendChoice::Userspace => Some(crate::netns::Backend::Userspace),
+        }
+    }
 }
 
 /// A validated network section: every profile name it uses resolves.
@@ -518,5 +548,30 @@ mod tests {
                 .verify,
             Verify::Warn
         );
+    }
+
+    #[test]
+    fn the_backend_is_chosen_unless_the_section_forces_one() {
+        let presets = presets();
+        let backend = |text: &str| Network::from_yaml(text, &presets).map(|n| n.section.backend);
+        assert_eq!(
+            backend("profile: wifi_good\n").unwrap(),
+            BackendChoice::Auto
+        );
+        assert_eq!(BackendChoice::Auto.forced(), None);
+        assert_eq!(
+            backend("profile: wifi_good\nbackend: kernel\n")
+                .unwrap()
+                .forced(),
+            Some(crate::netns::Backend::Kernel)
+        );
+        assert_eq!(
+            backend("profile: wifi_good\nbackend: userspace\n")
+                .unwrap()
+                .forced(),
+            Some(crate::netns::Backend::Userspace)
+        );
+        let e = backend("profile: wifi_good\nbackend: netem\n").unwrap_err();
+        assert!(e.to_string().contains("netem"), "{e}");
     }
 }

@@ -34,6 +34,17 @@ pub enum ShaperError {
     /// A system operation (a tc command, a socket).
     #[error(transparent)]
     Sys(#[from] SysError),
+    /// The kernel backend could not shape a link; where the kernel lacks netem the message
+    /// ends with [`tc::NETEM_HINT`].
+    #[error("link {vehicle}: {error}{hint}")]
+    Kernel {
+        /// The link's vehicle.
+        vehicle: String,
+        /// The tc or ip command's failure.
+        error: SysError,
+        /// `; ` and the hint, or nothing where the kernel has netem.
+        hint: String,
+    },
 }
 
 /// Wall-clock now (Unix s).
@@ -116,7 +127,15 @@ impl LinkShaper {
                 }
                 Backend::Kernel => {
                     for cmd in tc::setup_commands(VEHICLE_IF, &p) {
-                        tc::run_in(&l.ns, &cmd)?;
+                        tc::run_in(&l.ns, &cmd).map_err(|error| ShaperError::Kernel {
+                            vehicle: l.vehicle.clone(),
+                            error,
+                            hint: if tc::kernel_netem_available() {
+                                String::new()
+                            } else {
+                                format!("; {}", tc::NETEM_HINT)
+                            },
+                        })?;
                     }
                     Shaping::Kernel { ns: l.ns.clone() }
                 }
@@ -132,6 +151,7 @@ impl LinkShaper {
                 "configured (link.applied)",
             );
         }
+        s.topo.mark_shaped()?;
         Ok(s)
     }
 
@@ -343,9 +363,9 @@ impl LinkShaper {
         }
     }
 
-    /// Keeps the namespaces after the shaper ends (`--keep`).
-    pub fn keep(&mut self, keep: bool) {
-        self.topo.keep = keep;
+    /// Keeps the namespaces after the shaper ends (`--keep`): see [`Topology::set_keep`].
+    pub fn keep(&mut self, keep: bool) -> Result<(), ShaperError> {
+        Ok(self.topo.set_keep(keep)?)
     }
 }
 

@@ -393,6 +393,43 @@ pub fn set_realtime(priority: i32) -> bool {
     unsafe { libc::sched_setscheduler(0, libc::SCHED_FIFO, &param) == 0 }
 }
 
+/// Makes every thread of process `pid` named `thread` (its `comm`) SCHED_FIFO at `priority`,
+/// from outside (needs CAP_SYS_NICE, which the process itself may lack); returns how many
+/// it changed, or why none could be.
+pub fn make_threads_realtime(pid: u32, thread: &str, priority: i32) -> Result<usize, String> {
+    let tasks = format!("/proc/{pid}/task");
+    let entries = std::fs::read_dir(&tasks).map_err(|e| format!("{tasks}: {e}"))?;
+    let mut changed = 0;
+    for entry in entries.flatten() {
+        let comm = std::fs::read_to_string(entry.path().join("comm")).unwrap_or_default();
+        if comm.trim_end() != thread {
+            continue;
+        }
+        let Some(tid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|t| t.parse::<i32>().ok())
+        else {
+            continue;
+        };
+        let param = libc::sched_param {
+            sched_priority: priority,
+        };
+        // SAFETY: valid sched_param; tid is a thread id read from /proc.
+        if unsafe { libc::sched_setscheduler(tid, libc::SCHED_FIFO, &param) } != 0 {
+            return Err(format!(
+                "SCHED_FIFO {priority} for thread {thread} ({tid}) of {pid}: {}",
+                std::io::Error::last_os_error()
+            ));
+        }
+        changed += 1;
+    }
+    if changed == 0 {
+        return Err(format!("process {pid} has no thread named {thread}"));
+    }
+    Ok(changed)
+}
+
 /// CPU time (user + system) of the whole process, in seconds.
 pub fn process_cpu_s() -> f64 {
     // SAFETY: zeroed rusage is valid output storage.
@@ -433,6 +470,47 @@ mod tests {
             .to_string();
         assert!(e.starts_with("ls /nonexistent-fieldproof: "), "{e}");
         assert!(run("/nonexistent-binary", &[]).is_err());
+    }
+
+    #[test]
+    fn a_named_thread_is_made_realtime_from_outside() {
+        let (tx, rx) = std::sync::mpsc::channel::<()>();
+        let worker = std::thread::Builder::new()
+            .name("fp-rt-test".into())
+            .spawn(move || {
+                let _ = rx.recv();
+            })
+            .unwrap();
+        let me = std::process::id();
+        // The scheduling policy is field 41 of the thread's stat (1: SCHED_FIFO).
+        let policy_of_named = || {
+            std::fs::read_dir(format!("/proc/{me}/task"))
+                .unwrap()
+                .flatten()
+                .find(|e| {
+                    std::fs::read_to_string(e.path().join("comm"))
+                        .unwrap_or_default()
+                        .trim_end()
+                        == "fp-rt-test"
+                })
+                .map(|e| {
+                    let stat = std::fs::read_to_string(e.path().join("stat")).unwrap();
+                    let after_name = stat.rsplit_once(')').unwrap().1;
+                    after_name.split_whitespace().nth(38).unwrap().to_string()
+                })
+        };
+        match make_threads_realtime(me, "fp-rt-test", 1) {
+            Ok(changed) => {
+                assert_eq!(changed, 1);
+                assert_eq!(policy_of_named().as_deref(), Some("1"));
+            }
+            // Without CAP_SYS_NICE the kernel refuses, and the error says which thread.
+            Err(e) => assert!(e.contains("fp-rt-test"), "{e}"),
+        }
+        let e = make_threads_realtime(me, "no-such-thread", 1).unwrap_err();
+        assert!(e.ends_with("has no thread named no-such-thread"), "{e}");
+        tx.send(()).unwrap();
+        worker.join().unwrap();
     }
 
     #[test]

@@ -142,6 +142,9 @@ pub fn run_in(ns: &str, cmd: &[String]) -> Result<String, sys::SysError> {
     sys::run(&cmd[0], &args)
 }
 
+/// What a kernel-backend failure adds where this kernel cannot shape with netem.
+pub const NETEM_HINT: &str = "this kernel cannot shape with netem (hint: modprobe sch_netem ifb; or use the userspace emulator: network.backend: userspace, link_net --backend userspace)";
+
 /// Whether this kernel can shape with netem: netem, prio and ifb are tried in a throwaway
 /// namespace (`unshare --net`), which proves more than `modprobe -n` (a module may be
 /// loadable yet refused in a container, or built in).
@@ -150,9 +153,12 @@ pub fn kernel_netem_available() -> bool {
         &[
             "--net", "--", "tc", "qdisc", "add", "dev", "lo", "root", "netem", "delay", "1ms",
         ],
+        // As the tree has it: two bands need a priomap inside them (the default one names
+        // band 2, which a 2-band prio refuses with EINVAL; found running it for real in a VM).
         &[
             "--net", "--", "tc", "qdisc", "add", "dev", "lo", "root", "handle", "1:", "prio",
-            "bands", "2",
+            "bands", "2", "priomap", "1", "1", "1", "1", "1", "1", "1", "1", "1", "1", "1", "1",
+            "1", "1", "1", "1",
         ],
         &[
             "--net",

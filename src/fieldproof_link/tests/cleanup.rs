@@ -8,8 +8,14 @@ use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-/// Starts `link_net up` for `run` and waits for its ready line.
+/// Starts `link_net up` for `run` (ugv1 and ugv2) and waits for its ready line.
 fn start_link_net(run: &str) -> Child {
+    start_link_net_with(run, &["--vehicle", "ugv2"])
+}
+
+/// Starts `link_net up` for `run` with ugv1 and the further options `more`, and waits for
+/// its ready line.
+fn start_link_net_with(run: &str, more: &[&str]) -> Child {
     let mut child = Command::new(env!("CARGO_BIN_EXE_link_net"))
         .args([
             "up",
@@ -17,13 +23,12 @@ fn start_link_net(run: &str) -> Child {
             run,
             "--vehicle",
             "ugv1",
-            "--vehicle",
-            "ugv2",
             "--profile",
             "lte_rural",
             "--backend",
             "userspace",
         ])
+        .args(more)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .spawn()
@@ -176,4 +181,33 @@ fn a_run_id_with_leftovers_is_refused_and_dropping_removes() {
     assert!(e.to_string().contains("already has namespaces"), "{e}");
     drop(t);
     assert!(namespaces_of(&run).is_empty());
+}
+
+#[test]
+fn a_kept_run_outlives_its_owner_and_the_stale_cleanup_until_cleanup_by_its_id() {
+    require_root();
+    let run = run_id("kept");
+    let mut owner = start_link_net_with(&run, &["--keep"]);
+    assert!(netns::read_label(&run).unwrap().kept);
+    // The owner ends normally (its stdin closes): the namespaces stay.
+    drop(owner.stdin.take());
+    assert!(owner.wait().unwrap().success());
+    let kept = namespaces_of(&run);
+    assert_eq!(kept.len(), 4, "radio + world + vehicle + link: {kept:?}");
+    // Its owner is gone, yet it is not stale: `cleanup --stale` leaves it.
+    assert!(!netns::stale_runs().contains(&run));
+    let out = Command::new(env!("CARGO_BIN_EXE_link_net"))
+        .args(["cleanup", "--stale"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(namespaces_of(&run), kept);
+    // `cleanup --run-id` removes it.
+    let out = Command::new(env!("CARGO_BIN_EXE_link_net"))
+        .args(["cleanup", "--run-id", &run])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    assert!(namespaces_of(&run).is_empty(), "{:?}", namespaces_of(&run));
+    assert!(netns::read_label(&run).is_none());
 }

@@ -12,8 +12,10 @@
 mod common;
 
 use common::{require_root, run_id};
-use fieldproof_link::netns::{self, VEHICLE_IF};
-use fieldproof_link::profile::presets;
+use fieldproof_link::emulator::EmulatorConfig;
+use fieldproof_link::netns::{self, Backend, VEHICLE_IF};
+use fieldproof_link::profile::{presets, Network, NetworkSection};
+use fieldproof_link::shaper::{unix_now, LinkShaper};
 use fieldproof_link::sys::{self, SysError};
 use fieldproof_link::tc;
 
@@ -111,4 +113,52 @@ fn backend_selection_matches_the_kernel() {
     let available = tc::kernel_netem_available();
     let chosen = tc::select_backend(None);
     assert_eq!(chosen == netns::Backend::Kernel, available);
+}
+
+#[test]
+fn the_kernel_backend_where_netem_is_missing_fails_with_the_hint() {
+    require_root();
+    let run = run_id("khint");
+    let net = Network::new(
+        NetworkSection::with_profile("lte_rural"),
+        &presets(),
+        "network",
+    )
+    .unwrap();
+    let started = LinkShaper::start(
+        &run,
+        &["ugv1".into()],
+        net,
+        Backend::Kernel,
+        EmulatorConfig::default(),
+        unix_now(),
+    );
+    let available = tc::kernel_netem_available();
+    let outcome = match started {
+        Ok(shaper) => {
+            drop(shaper);
+            Ok(())
+        }
+        Err(e) => Err(e.to_string()),
+    };
+    // Whatever happened, the run's namespaces are gone (the topology removes them when the
+    // start fails half-way).
+    assert!(netns::namespaces_of(&run).is_empty());
+    match outcome {
+        Ok(()) => assert!(
+            available,
+            "the kernel backend started on a kernel without netem"
+        ),
+        Err(text) => {
+            assert!(
+                !available,
+                "a kernel with netem refused the kernel backend: {text}"
+            );
+            assert!(
+                text.starts_with("link ugv1: ") && text.ends_with(tc::NETEM_HINT),
+                "{text}"
+            );
+            assert!(text.contains("modprobe sch_netem ifb"), "{text}");
+        }
+    }
 }

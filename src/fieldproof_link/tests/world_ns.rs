@@ -115,3 +115,64 @@ fn the_radio_segment_needs_no_arp() {
     drop(t);
     assert!(netns::namespaces_of(&run).is_empty());
 }
+
+/// Receives one datagram on `socket` within `timeout`, if any.
+fn receive(socket: &std::net::UdpSocket, timeout: std::time::Duration) -> Option<Vec<u8>> {
+    socket.set_read_timeout(Some(timeout)).unwrap();
+    let mut buffer = [0u8; 64];
+    socket.recv(&mut buffer).ok().map(|n| buffer[..n].to_vec())
+}
+
+#[test]
+fn multicast_reaches_a_vehicle_however_long_since_it_joined() {
+    use std::net::{Ipv4Addr, UdpSocket};
+    use std::time::Duration;
+    let (run, t) = two_ugvs("mcast");
+    let ugv1 = &t.links[0];
+    let group = Ipv4Addr::new(239, 255, 0, 1);
+    let port = 7499;
+    // A membership interval of 1 s (260 s by default), and no IGMP report after the join:
+    // the radio carries the group to ugv1 all the same (a radio is a broadcast medium; the
+    // bridge does not snoop).
+    fieldproof_link::sys::ip(&[
+        "-n",
+        &t.radio_ns,
+        "link",
+        "set",
+        netns::RADIO_BRIDGE,
+        "type",
+        "bridge",
+        "mcast_membership_interval",
+        "100",
+    ])
+    .unwrap();
+    let vehicle_addr = ugv1.addr;
+    let listener = fieldproof_link::sys::in_netns(&ugv1.ns, move || {
+        let socket = UdpSocket::bind((Ipv4Addr::UNSPECIFIED, port)).unwrap();
+        socket.join_multicast_v4(&group, &vehicle_addr).unwrap();
+        Ok(socket)
+    })
+    .unwrap();
+    let sender = fieldproof_link::sys::in_netns(&t.radio_ns, move || {
+        let socket = UdpSocket::bind((netns::GROUND_ADDR, 0)).unwrap();
+        socket.set_multicast_ttl_v4(1).unwrap();
+        Ok(socket)
+    })
+    .unwrap();
+    let send = |text: &[u8]| sender.send_to(text, (group, port)).unwrap();
+    send(b"first");
+    assert_eq!(
+        receive(&listener, Duration::from_secs(2)).as_deref(),
+        Some(&b"first"[..])
+    );
+    // Three membership intervals later, without a report since the join.
+    std::thread::sleep(Duration::from_secs(3));
+    send(b"later");
+    assert_eq!(
+        receive(&listener, Duration::from_secs(2)).as_deref(),
+        Some(&b"later"[..]),
+        "the radio stopped carrying multicast to a vehicle that joined long ago"
+    );
+    drop(t);
+    assert!(netns::namespaces_of(&run).is_empty());
+}

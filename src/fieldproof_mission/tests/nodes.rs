@@ -278,18 +278,15 @@ fn autopilot_stub_holds_then_lands_when_setpoints_stop() {
 /// A fake `supervisor_core`: answers frames 1 to 4 `ACTIVE` at 0.5 m/s east, then exits 3
 /// with a reason on stderr at frame 5 (as a core refusing a frame would).
 fn fake_core(dir: &Path) -> PathBuf {
-    use std::os::unix::fs::PermissionsExt;
     let path = dir.join("fake_core");
-    std::fs::write(
+    fieldproof_testkit::write_executable(
         &path,
         "#!/bin/sh\n\
          while read -r seq rest; do\n\
            if [ \"$seq\" -ge 5 ]; then echo \"fake core: frame $seq refused\" >&2; exit 3; fi\n\
            echo \"$seq ACTIVE fake 0.5 0 0\"\n\
          done\n",
-    )
-    .unwrap();
-    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    );
     path
 }
 

@@ -3,10 +3,10 @@
 //! runner executes it, the tests read it.
 
 use crate::model::{Scenario, Stack, Vehicle, VISION_SOURCE_ARG};
+use fieldproof_link::bringup;
 use fieldproof_link::heartbeat::HeartbeatSpec;
 use fieldproof_link::netns::VEHICLE_WORLD_IF;
 use fieldproof_link::profile::DdsOverRadio;
-use fieldproof_robots::manifest::{Durability, Heartbeat, Reliability};
 use fieldproof_runtime::env::INTERFACES_VAR;
 use std::path::{Path, PathBuf};
 
@@ -43,6 +43,10 @@ pub struct ProcSpec {
     pub env: Vec<(String, String)>,
     /// Readiness.
     pub ready: Ready,
+    /// A thread of it (by name) the runner makes SCHED_FIFO at this priority once the
+    /// process is ready (the ground station's probe thread): the process, unprivileged,
+    /// cannot itself.
+    pub realtime_thread: Option<(&'static str, i32)>,
 }
 
 /// The environment variable naming a vehicle's evidence directory, set for every process
@@ -68,6 +72,12 @@ pub fn onboard_dds_env() -> Vec<(String, String)> {
     ]
 }
 
+/// Whether a launch file is in ROS 2's Python format (`*.launch.py`, `*.py`), which only
+/// `ros2 launch` reads.
+pub fn is_python_launch_file(file: &Path) -> bool {
+    file.extension().is_some_and(|e| e == "py")
+}
+
 /// A vehicle's evidence directory: `<run dir>/<vehicle name>`.
 pub fn evidence_dir(run_dir: &Path, vehicle: &str) -> PathBuf {
     run_dir.join(vehicle)
@@ -75,14 +85,23 @@ pub fn evidence_dir(run_dir: &Path, vehicle: &str) -> PathBuf {
 
 /// An executable that cannot be found.
 #[derive(Debug, thiserror::Error)]
-#[error("executable {executable} of package {package} not found (looked in AMENT_PREFIX_PATH, beside {beside} and in PATH; build it: cargo build --workspace, or colcon build)")]
-pub struct MissingExecutable {
-    /// Package.
-    pub package: String,
-    /// Executable.
-    pub executable: String,
-    /// Where the runner looked beside itself.
-    pub beside: String,
+pub enum MissingExecutable {
+    /// One of a package's executables.
+    #[error("executable {executable} of package {package} not found (looked in AMENT_PREFIX_PATH, beside {beside} and in PATH; build it: cargo build --workspace, or colcon build)")]
+    Package {
+        /// Package.
+        package: String,
+        /// Executable.
+        executable: String,
+        /// Where the runner looked beside itself.
+        beside: String,
+    },
+    /// ROS 2's own `ros2` command, which a Python launch file needs.
+    #[error("{file}: a Python launch file is started with ROS 2's `ros2 launch`, and ros2 is not on PATH (source /opt/ros/jazzy/setup.bash before fieldproof run, or write the launch file in YAML for fieldproof launch)")]
+    Ros2 {
+        /// The launch file.
+        file: String,
+    },
 }
 
 /// Finds installed executables the way `ros2 run` does, then beside the running program
@@ -120,6 +139,15 @@ impl Executables {
         }
     }
 
+    /// The path of a command on `PATH` alone (`ros2`), `None` where there is none.
+    pub fn on_path(&self, command: &str) -> Option<PathBuf> {
+        use std::os::unix::fs::PermissionsExt;
+        self.path.iter().map(|d| d.join(command)).find(|c| {
+            c.metadata()
+                .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        })
+    }
+
     /// The path of `package`'s `executable`.
     pub fn find(&self, package: &str, executable: &str) -> Result<PathBuf, MissingExecutable> {
         let is_exe = |p: &Path| {
@@ -138,7 +166,7 @@ impl Executables {
                 return Ok(c);
             }
         }
-        Err(MissingExecutable {
+        Err(MissingExecutable::Package {
             package: package.into(),
             executable: executable.into(),
             beside: self
@@ -230,6 +258,7 @@ pub fn plan(
         argv,
         env: Vec::new(),
         ready: Ready::Node("/fieldproof_sim".into()),
+        realtime_thread: None,
     });
     for (i, v) in s.vehicles.iter().enumerate() {
         let netns = p.vehicle_netns.get(i).cloned().flatten();
@@ -275,6 +304,7 @@ pub fn plan(
                 argv,
                 env: onboard_env.clone(),
                 ready: Ready::Node(fqn(v, &n.name)),
+                realtime_thread: None,
             });
         }
         let cmd_topic = &v.stack_cmd_vel;
@@ -287,42 +317,29 @@ pub fn plan(
         {
             // Every setting of the failsafe is passed as a declared parameter, so what
             // `ros2 param get` reports is what runs.
-            let (hb, hb_qos) = match &link.heartbeat {
-                Some(h) => (h.topic.clone(), h.qos),
-                None => ("gcs/heartbeat".into(), Heartbeat::default_qos()),
-            };
+            let mut argv = vec![
+                exe("fieldproof_link", "link_monitor")?,
+                "--ros-args".into(),
+                "-r".into(),
+                ns_arg(v),
+                "-p".into(),
+                "use_sim_time:=true".into(),
+            ];
+            argv.extend(parameter_args(&bringup::failsafe_parameters(
+                link,
+                cmd_topic,
+                &v.manifest.drive.command.ros_topic,
+            )));
             out.push(ProcSpec {
                 name: format!("{}/link_monitor", v.name),
                 vehicle: Some(v.name.clone()),
                 node: Some("link_monitor".into()),
                 stack: false,
                 netns: netns.clone(),
-                argv: vec![
-                    exe("fieldproof_link", "link_monitor")?,
-                    "--ros-args".into(),
-                    "-r".into(),
-                    ns_arg(v),
-                    "-p".into(),
-                    "use_sim_time:=true".into(),
-                    "-p".into(),
-                    format!("timeout_s:={:?}", link.timeout_s),
-                    "-p".into(),
-                    format!("heartbeat_topic:={hb}"),
-                    "-p".into(),
-                    format!("heartbeat_qos_reliability:={}", hb_qos.reliability.name()),
-                    "-p".into(),
-                    format!("heartbeat_qos_durability:={}", hb_qos.durability.name()),
-                    "-p".into(),
-                    format!("heartbeat_qos_depth:={}", hb_qos.depth),
-                    "-p".into(),
-                    format!("loss_action:={}", link.loss_action.name()),
-                    "-p".into(),
-                    format!("input:={cmd_topic}"),
-                    "-p".into(),
-                    format!("output:={}", v.manifest.drive.command.ros_topic),
-                ],
+                argv,
                 env: env.clone(),
                 ready: Ready::Node(fqn(v, "link_monitor")),
+                realtime_thread: None,
             });
         }
         let stack = match &v.stack {
@@ -357,8 +374,20 @@ pub fn plan(
                 Ready::Started,
             )),
             Stack::Launch { file, args } => {
+                // A YAML launch file runs under fieldproof's launcher (or ros2 launch, the
+                // same format); a Python one needs ROS 2's own.
+                let launcher = if is_python_launch_file(file) {
+                    exes.on_path("ros2")
+                        .ok_or_else(|| MissingExecutable::Ros2 {
+                            file: file.display().to_string(),
+                        })?
+                        .display()
+                        .to_string()
+                } else {
+                    exe("fieldproof_tools", "fieldproof")?
+                };
                 let mut argv = vec![
-                    exe("fieldproof_tools", "fieldproof")?,
+                    launcher,
                     "launch".into(),
                     file.display().to_string(),
                     format!("namespace:={}", v.namespace),
@@ -382,49 +411,36 @@ pub fn plan(
                 argv,
                 env: onboard_env.clone(),
                 ready,
+                realtime_thread: None,
             });
         }
     }
     if let Some((radio_ns, addrs)) = &p.radio {
-        let names: Vec<&str> = s.vehicles.iter().map(|v| v.name.as_str()).collect();
-        let heartbeats: Vec<String> = s
-            .vehicles
-            .iter()
-            .filter_map(heartbeat_of)
-            .map(|h| h.to_string())
-            .collect();
+        let names: Vec<String> = s.vehicles.iter().map(|v| v.name.clone()).collect();
+        let heartbeats: Vec<HeartbeatSpec> = s.vehicles.iter().filter_map(heartbeat_of).collect();
+        let mut argv = vec![
+            exe("fieldproof_link", "ground_station")?,
+            "--ros-args".into(),
+        ];
+        argv.extend(parameter_args(&bringup::ground_station_parameters(
+            &names,
+            addrs,
+            &heartbeats,
+            &p.dir.join("network.jsonl").display().to_string(),
+        )));
         out.push(ProcSpec {
             name: "ground_station".into(),
             vehicle: None,
             node: Some("ground_station".into()),
             stack: false,
             netns: Some(radio_ns.clone()),
-            argv: vec![
-                exe("fieldproof_link", "ground_station")?,
-                "--ros-args".into(),
-                "-p".into(),
-                format!("vehicles:=[{}]", names.join(", ")),
-                "-p".into(),
-                format!("addresses:=[{}]", addrs.join(", ")),
-                // Without entries (no vehicle's manifest asks for a heartbeat) the ground
-                // station would fall back to heartbeat_topic at heartbeat_rate_hz for every
-                // vehicle: rate 0 keeps it silent, as the manifests say.
-                "-p".into(),
-                "heartbeat_rate_hz:=0.0".into(),
-                "-p".into(),
-                format!(
-                    "heartbeats:=[{}]",
-                    heartbeats
-                        .iter()
-                        .map(|h| format!("'{h}'"))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ),
-                "-p".into(),
-                format!("network_jsonl:={}", p.dir.join("network.jsonl").display()),
-            ],
+            argv,
             env: Vec::new(),
             ready: Ready::Active("/ground_station".into()),
+            realtime_thread: Some((
+                fieldproof_link::probe::PROBE_THREAD,
+                fieldproof_link::probe::PROBE_PRIORITY,
+            )),
         });
     }
     Ok(out)
@@ -433,16 +449,20 @@ pub fn plan(
 /// The ground station's heartbeat for vehicle `v`: its manifest's `runtime.link.heartbeat`,
 /// the topic resolved in the vehicle's namespace; none without one.
 fn heartbeat_of(v: &Vehicle) -> Option<HeartbeatSpec> {
-    let h = crate::model::heartbeat(v)?;
-    let topic = crate::model::heartbeat_topic(v)?;
-    Some(HeartbeatSpec {
-        vehicle: v.name.clone(),
-        topic,
-        rate_hz: h.rate_hz,
-        reliable: h.qos.reliability == Reliability::Reliable,
-        transient_local: h.qos.durability == Durability::TransientLocal,
-        depth: h.qos.depth,
-    })
+    let heartbeat = crate::model::heartbeat(v)?;
+    Some(bringup::heartbeat_spec(
+        &v.name,
+        &v.topic_prefix(),
+        heartbeat,
+    ))
+}
+
+/// `-p name:=value` for each setting.
+fn parameter_args(settings: &[(&str, bringup::Setting)]) -> Vec<String> {
+    settings
+        .iter()
+        .flat_map(|(name, value)| ["-p".to_string(), format!("{name}:={}", value.to_cli())])
+        .collect()
 }
 
 #[cfg(test)]
@@ -531,7 +551,7 @@ mod tests {
         assert_eq!(imu.ready, Ready::Node("/ugv1/imu_adapter".into()));
         let gs = p.last().unwrap();
         assert_eq!(gs.netns.as_deref(), Some("fp-r1-radio"));
-        assert!(gs.argv.contains(&"addresses:=[198.18.1.1]".to_string()));
+        assert!(gs.argv.contains(&"addresses:=['198.18.1.1']".to_string()));
         // The heartbeat of the vehicle's manifest, resolved in its namespace, its rate and QoS.
         assert!(
             gs.argv.contains(
@@ -619,6 +639,34 @@ mod tests {
     }
 
     #[test]
+    fn a_python_launch_file_stack_runs_under_ros2_launch_found_on_path() {
+        let s =
+            crate::model::load(&repo_root().join("config/scenarios/ugv_rclpy_stack.yaml")).unwrap();
+        let bin = tempfile::tempdir().unwrap();
+        let mut exes = fake_exes(bin.path());
+        // No ros2 on PATH: refused naming the file and the remedy.
+        let e = plan(&s, &one_vehicle_without_links(), &exes).unwrap_err();
+        assert!(
+            e.to_string()
+                .ends_with("rclpy_goal_driver.launch.py: a Python launch file is started with ROS 2's `ros2 launch`, and ros2 is not on PATH (source /opt/ros/jazzy/setup.bash before fieldproof run, or write the launch file in YAML for fieldproof launch)"),
+            "{e}"
+        );
+        let ros_bin = tempfile::tempdir().unwrap();
+        let ros2 = ros_bin.path().join("ros2");
+        std::fs::copy(bin.path().join("relay"), &ros2).unwrap();
+        exes.path = vec![ros_bin.path().to_path_buf()];
+        let p = plan(&s, &one_vehicle_without_links(), &exes).unwrap();
+        let stack = p.iter().find(|x| x.name == "ugv1/stack").unwrap();
+        assert_eq!(stack.argv[0], ros2.display().to_string());
+        assert_eq!(stack.argv[1], "launch");
+        assert!(stack.argv[2].ends_with("stacks/rclpy_goal_driver.launch.py"));
+        assert_eq!(
+            stack.argv[3..],
+            ["namespace:=ugv1", "cmd_vel:=cmd_vel", "max_speed_mps:=0.6"]
+        );
+    }
+
+    #[test]
     fn a_vehicles_vision_goes_to_its_launch_file_and_its_evidence_dir_to_its_processes() {
         let mut s = crate::model::load(&repo_root().join("config/scenarios/ugv_launch_stack.yaml"))
             .unwrap();
@@ -668,7 +716,7 @@ mod tests {
         let hb = link.heartbeat.as_mut().unwrap();
         hb.topic = "radio/beat".into();
         hb.rate_hz = 5.0;
-        hb.qos.reliability = Reliability::Reliable;
+        hb.qos.reliability = fieldproof_robots::manifest::Reliability::Reliable;
         let first = heartbeat_of(&s.vehicles[0]).unwrap();
         assert_eq!(
             first.to_string(),

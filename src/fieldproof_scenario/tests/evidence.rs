@@ -5,7 +5,7 @@
 use fieldproof_msgs::geometry_msgs::{Twist, Vector3};
 use fieldproof_msgs::nav_msgs::Odometry;
 use fieldproof_msgs::{cdr, std_msgs};
-use fieldproof_scenario::evidence::recording::Recording;
+use fieldproof_scenario::evidence::recording::{Recording, RecordingSummary};
 use fieldproof_scenario::evidence::{
     self, PlotInput, ProcessRecord, RunRecord, RunResult, VehiclePlot, VehicleRecord,
 };
@@ -244,14 +244,33 @@ fn run_json_and_reports() {
              "measurement": {"latency_ms": 61.2, "replies": 70, "sent": 80}, "expected": {"latency_ms": 60.0},
              "verdict": "passed"},
             {"profile": "drop", "cause": "link_outage (link.drop)", "from_s": 8.0, "to_s": 38.0,
-             "measurement": {"latency_ms": null, "replies": 0, "sent": 290}, "expected": {"latency_ms": 0.0},
-             "verdict": "passed"}]}}}}),
+             "measurement": {"latency_ms": null, "replies": 0, "sent": 290}, "expected": {"latency_ms": 0.0, "loss_pct": 100.0},
+             "verdict": "passed"}]}}},
+             "topology": {"backend": "userspace"},
+             "traffic": {"ugv1": {
+                "up": {"traffic": {"rx_packets": 1885, "rx_bytes": 711230, "packets": 1672, "bytes": 632336,
+                                   "drops_loss": 68, "drops_overflow": 0, "backlog_packets": 145, "backlog_bytes": 50874},
+                       "probe": {"rx_packets": 813, "rx_bytes": 47154, "packets": 803, "bytes": 46574,
+                                 "drops_loss": 9, "drops_overflow": 0, "backlog_packets": 1, "backlog_bytes": 58}},
+                "down": {"traffic": {"rx_packets": 1310, "rx_bytes": 698784, "packets": 1214, "bytes": 680360,
+                                     "drops_loss": 84, "drops_overflow": 0, "backlog_packets": 12, "backlog_bytes": 4088}}}}}),
         ),
+        contracts: Some(serde_json::json!({
+            "ugv1": {"robot": "ugv_ref", "namespace": "/ugv1", "passed": false,
+                     "pass": 12, "fail": 1, "skip": 1, "duration_s": 4.2,
+                     "findings": [
+                        {"check": "rate", "topic": "/ugv1/odom", "status": "fail",
+                         "detail": "41.0 Hz over the stamps, contract 50 Hz ± 10 %"},
+                        {"check": "graph", "topic": "/ugv1/odom", "status": "pass",
+                         "detail": "1 publisher"}]},
+            "quad1": {"error": "bundles/quad1/contract.yaml: no such file"}
+        })),
         processes: vec![
             ProcessRecord {
                 name: "ugv1/link_monitor".into(),
                 netns: Some("fp-r1-v-ugv1".into()),
                 command: vec!["link_monitor".into()],
+                user: "fieldproof".into(),
                 pid: Some(41),
                 ready_after_s: Some(1.25),
                 exit_code: None,
@@ -266,6 +285,7 @@ fn run_json_and_reports() {
                 name: "ugv1/imu_adapter".into(),
                 netns: Some("fp-r1-v-ugv1".into()),
                 command: vec!["imu_adapter".into()],
+                user: "fieldproof".into(),
                 pid: Some(42),
                 ready_after_s: Some(1.0),
                 exit_code: Some(101),
@@ -277,7 +297,27 @@ fn run_json_and_reports() {
                 log: None,
             },
         ],
-        recording: None,
+        recording: Some(RecordingSummary {
+            file: dir.path().join("recording.mcap"),
+            topics: [
+                ("/ugv1/odom", "nav_msgs/msg/Odometry", 100),
+                ("/ugv1/link_state", "std_msgs/msg/Bool", 100),
+                (
+                    "/fieldproof/truth/ugv1/pose",
+                    "geometry_msgs/msg/PoseStamped",
+                    100,
+                ),
+                ("/quad1/odom", "nav_msgs/msg/Odometry", 100),
+                ("/quad1/link_state", "std_msgs/msg/Bool", 0),
+                ("/fieldproof/network", "std_msgs/msg/String", 60),
+            ]
+            .into_iter()
+            .map(|(topic, kind, count)| (topic.to_string(), (kind.to_string(), count)))
+            .collect(),
+            message_count: 460,
+            start_ns: 0,
+            duration_ns: 50_000_000_000,
+        }),
         resources: Some(RunResources {
             processes_cpu_s: 30.0,
             runner_cpu_s: 6.0,
@@ -334,18 +374,68 @@ fn run_json_and_reports() {
             "ugv1_latency.svg",
             "trajectory.svg",
             "report.md",
-            "report.html"
+            "report.html",
+            "foxglove_layout.json"
         ]
     );
+    // The layout names only topics the recording holds (quad1's link_state: no messages).
+    let layout: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.path().join(evidence::foxglove::LAYOUT_FILE)).unwrap(),
+    )
+    .unwrap();
+    let read = evidence::foxglove::topics(&layout);
+    let recording = record.recording.as_ref().unwrap();
+    for topic in &read {
+        assert!(
+            recording.topics.get(topic).is_some_and(|(_, n)| *n > 0),
+            "{topic} is not in the recording"
+        );
+    }
+    assert!(
+        read.contains(&"/fieldproof/network".to_string()),
+        "{read:?}"
+    );
+    // The latency over time: the drop's outage shaded, not a bar of a latency.
+    let latency = std::fs::read_to_string(dir.path().join("plots/ugv1_latency.svg")).unwrap();
+    assert!(latency.contains("outage (drop)"), "the drop period shaded");
     let md = std::fs::read_to_string(dir.path().join("report.md")).unwrap();
     assert!(md.starts_with("# Scenario demo: FAILED"));
     assert!(md.contains("came no closer than 3.00 m"));
-    assert!(md.contains("| ugv1 | drop | link_outage (link.drop) | 8.00 to 38.00 |"));
+    assert!(md.contains(
+        "| ugv1 | drop | link_outage (link.drop) | 8.00 to 38.00 | no answers (0 of 290 answered) | passed |"
+    ));
+    assert!(md.contains("Every link shaped by the userspace emulator (backend userspace"));
+    // The contract checks: counts per vehicle and every failed finding.
+    assert!(md.contains("## Bridge contracts"), "{md}");
+    assert!(md.contains(
+        "| ugv1 | 12 | 1 | 1 | rate /ugv1/odom: 41.0 Hz over the stamps, contract 50 Hz ± 10 % |"
+    ), "{md}");
+    assert!(
+        md.contains("| quad1 |  |  |  | not checked: bundles/quad1/contract.yaml: no such file |"),
+        "{md}"
+    );
+    // Traffic per link as a table: what entered, what was delivered, what was dropped.
+    assert!(md.contains("## Traffic per link"), "{md}");
+    assert!(
+        md.contains(
+            "| ugv1 | vehicle → ground | traffic | 1885 / 711230 | 1672 / 632336 | 68 | 0 | 145 |"
+        ),
+        "{md}"
+    );
+    assert!(md.contains(
+        "| ugv1 | ground → vehicle | traffic | 1310 / 698784 | 1214 / 680360 | 84 | 0 | 12 |"
+    ));
+    assert!(
+        !md.contains("| ugv1 | ground → vehicle | probes"),
+        "no probe counters: no row"
+    );
     assert!(md.contains("![trajectory](plots/trajectory.svg)"));
     assert!(md.contains(
-        "| ugv1/link_monitor | fp-r1-v-ugv1 | 1.2 | at 6.02 s, after kill_failsafe at 6.01 s | signal 9 | 0.50 | 14.2 |"
+        "| ugv1/link_monitor | fp-r1-v-ugv1 | fieldproof | 1.2 | at 6.02 s, after kill_failsafe at 6.01 s | signal 9 | 0.50 | 14.2 |"
     ));
-    assert!(md.contains("| ugv1/imu_adapter | fp-r1-v-ugv1 | 1.0 | at 12.50 s, UNEXPECTED | 101 |"));
+    assert!(md.contains(
+        "| ugv1/imu_adapter | fp-r1-v-ugv1 | fieldproof | 1.0 | at 12.50 s, UNEXPECTED | 101 |"
+    ));
     assert!(md.contains(
         "Whole run: 60.0 s of wall clock; CPU 30.0 s in the processes and 6.0 s in the runner (60 % of one core on average); peak memory 180 MiB"
     ));
@@ -370,4 +460,20 @@ fn run_json_and_reports() {
     assert_eq!(html.matches("<svg").count(), 5);
     assert!(html.contains("<td>vision: none — the supervisor ignores vision freshness</td>"));
     assert!(html.contains("<td>at 12.50 s, UNEXPECTED</td>"));
+    // On the kernel backend tc counts what netem sent and dropped, not what entered it.
+    let mut kernel = record.clone();
+    let network = kernel.network.as_mut().unwrap();
+    network["topology"]["backend"] = "kernel".into();
+    let md = evidence::report::report_md(&kernel, &[]);
+    assert!(md.contains("Every link shaped by kernel netem"), "{md}");
+    assert!(
+        md.contains(
+            "| ugv1 | vehicle → ground | traffic | not counted | 1672 / 632336 | 68 | 0 | 145 |"
+        ),
+        "{md}"
+    );
+    assert!(
+        md.contains("Counted by tc (netem's queue statistics)"),
+        "{md}"
+    );
 }

@@ -37,17 +37,24 @@ fn read_json(path: &Path) -> Json {
 }
 
 fn run_file(file: &Path) -> (run::RunSummary, Json) {
+    let (summary, out) = run_with(file, run::RunOptions::default());
+    (summary, read_json(&out.join("run.json")))
+}
+
+/// Runs `file` with `options` into a fresh run directory; returns the summary and the
+/// directory (a run that could not start may have no run.json).
+fn run_with(file: &Path, options: run::RunOptions) -> (run::RunSummary, PathBuf) {
     in_private_netns();
     let s = model::load(file).unwrap();
-    let out = tempfile::tempdir().unwrap().keep().join("run");
+    let out = fieldproof_testkit::passable_tempdir().keep().join("run");
     let summary = run::run(
         &s,
         &run::RunOptions {
             out: Some(out.clone()),
-            ..Default::default()
+            ..options
         },
     );
-    (summary, read_json(&out.join("run.json")))
+    (summary, out)
 }
 
 fn run_scenario(name: &str) -> (run::RunSummary, Json) {
@@ -133,6 +140,11 @@ struct Runner {
 
 impl Runner {
     fn start(scenario: &Path) -> Runner {
+        Runner::start_with_env(scenario, &[])
+    }
+
+    /// As [`Runner::start`], with `env` added to the runner's environment.
+    fn start_with_env(scenario: &Path, env: &[(&str, String)]) -> Runner {
         in_private_netns();
         // target/<profile>/deps/run_e2e-* -> target/<profile>/fieldproof
         let exe = std::env::current_exe().unwrap();
@@ -142,12 +154,13 @@ impl Runner {
             "{} (cargo build --workspace)",
             fieldproof.display()
         );
-        let out = tempfile::tempdir().unwrap().keep().join("run");
+        let out = fieldproof_testkit::passable_tempdir().keep().join("run");
         let mut child = Command::new(&fieldproof)
             .arg("run")
             .arg(scenario)
             .arg("--out")
             .arg(&out)
+            .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
             .stdin(Stdio::null())
             .stderr(Stdio::piped())
             .spawn()
@@ -267,6 +280,24 @@ fn lidar_dropout_runs_end_to_end() {
 
 #[test]
 #[ignore = "needs the suite's binaries, root (network namespaces) and scripts/netns-run; ~2 min"]
+fn a_link_back_after_a_drop_longer_than_the_dds_lease_is_heard_again() {
+    // 75 s without a word: the vehicle's and the ground's DDS participants forget each other
+    // (lease 60 s). Once the link is back the failsafe must hear the heartbeat again
+    // (rediscovery: third_party/rustdds-rediscovery.patch) and the vehicle drive on.
+    fieldproof_testkit::contain_or_return!();
+    let (summary, record) = run_scenario("ugv_long_link_loss.yaml");
+    assert_eq!(summary.exit_code, 0, "{:?}\n{record:#}", summary.reasons);
+    let back = record["assertions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["name"] == "link_back")
+        .unwrap();
+    assert_eq!(back["passed"], true, "{back:#}");
+}
+
+#[test]
+#[ignore = "needs the suite's binaries, root (network namespaces) and scripts/netns-run; ~2 min"]
 fn ugv_link_loss_runs_end_to_end() {
     fieldproof_testkit::contain_or_return!();
     let (summary, record) = run_scenario("ugv_link_loss.yaml");
@@ -326,6 +357,60 @@ print(n["/ugv1/link_state"], n["/fieldproof/network"], sorted(states))
     assert!(res["processes_cpu_s"].as_f64().unwrap() > 1.0, "{res}");
     assert!(res["peak_rss_mib"].as_f64().unwrap() > 50.0, "{res}");
     assert!(process(&record, "simulator")["cpu_s"].as_f64().unwrap() > 0.0);
+    // The backend every link used, in run.json and the report.
+    let backend = if fieldproof_link::tc::kernel_netem_available() {
+        "kernel"
+    } else {
+        "userspace"
+    };
+    assert_eq!(record["network"]["topology"]["backend"], backend);
+    // The report reads as sentences and tables.
+    let link_lost = &record["assertions"][0];
+    assert_eq!(link_lost["name"], "link_lost");
+    let sentence = link_lost["summary"].as_str().unwrap();
+    assert!(
+        sentence.starts_with("/ugv1/link_state data == false first true ")
+            && sentence.contains(" s after link_outage started (window 15 s; "),
+        "{sentence}"
+    );
+    let md = std::fs::read_to_string(dir.join("report.md")).unwrap();
+    assert!(md.contains(sentence), "the sentence in the report");
+    assert!(
+        md.contains("| ugv1 | vehicle → ground | traffic | "),
+        "{md}"
+    );
+    assert!(
+        md.contains(&format!("(backend {backend}")),
+        "the report names the backend: {md}"
+    );
+    // The Foxglove layout next to the recording names only topics the recording holds,
+    // as the independent reader counts them.
+    let layout: Json =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("foxglove_layout.json")).unwrap())
+            .unwrap();
+    let named = fieldproof_scenario::evidence::foxglove::topics(&layout);
+    assert!(
+        named.contains(&"/fieldproof/network".to_string()) && named.len() >= 4,
+        "{named:?}"
+    );
+    let count = r#"
+import collections, json, sys
+from mcap_ros2.reader import read_ros2_messages
+print(json.dumps(collections.Counter(m.channel.topic for m in read_ros2_messages(sys.argv[1]))))
+"#;
+    let o = Command::new(fieldproof_testkit::python())
+        .args(["-c", count])
+        .arg(dir.join("recording.mcap"))
+        .output()
+        .expect("the .venv python (scripts/setup) runs");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let counted: Json = serde_json::from_slice(&o.stdout).unwrap();
+    for topic in &named {
+        assert!(
+            counted[topic.as_str()].as_u64().unwrap_or(0) > 0,
+            "{topic} named by the layout has no message in the recording: {counted}"
+        );
+    }
 }
 
 #[test]
@@ -407,7 +492,7 @@ fn a_stack_that_dies_during_the_bring_up_is_named() {
     )
     .unwrap();
     let s = model::load(f.path()).unwrap();
-    let out = tempfile::tempdir().unwrap();
+    let out = fieldproof_testkit::passable_tempdir();
     let summary = run::run(
         &s,
         &run::RunOptions {
@@ -538,6 +623,257 @@ fn a_link_that_cannot_match_its_profile_fails_under_fail_and_warns_under_warn() 
             .any(|w| w.starts_with("link.failed: link ugv1 does not match profile jittery")),
         "{warnings:?}"
     );
+    // verify: off — measured and recorded, judged in run.json, but neither a failure nor a
+    // warning.
+    let off = variant(&file, |t| t.replace("verify: fail", "verify: off"));
+    let (summary, record) = run_file(off.path());
+    assert_eq!(summary.exit_code, 0, "{:?}\n{record:#}", summary.reasons);
+    let warnings = strings(&record["result"]["warnings"]);
+    assert!(
+        !warnings.iter().any(|w| w.starts_with("link.failed")),
+        "{warnings:?}"
+    );
+    let period = &record["network"]["periods"]["links"]["ugv1"]["periods"][0];
+    assert_eq!(period["verdict"], "failed", "{period:#}");
+}
+
+/// Each period of ugv1's link: (profile, cause, verdict).
+fn periods_of_ugv1(record: &Json) -> Vec<(String, String, String)> {
+    record["network"]["periods"]["links"]["ugv1"]["periods"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            let text = |k: &str| p[k].as_str().unwrap_or_default().to_string();
+            (text("profile"), text("cause"), text("verdict"))
+        })
+        .collect()
+}
+
+#[test]
+#[ignore = "needs the suite's binaries, root (network namespaces) and scripts/netns-run; ~90 s"]
+fn link_set_restore_and_a_drop_that_lasts_to_the_end_or_beyond_it() {
+    fieldproof_testkit::contain_or_return!();
+    let file = fixture("link_actions.yaml");
+    let (summary, record) = run_file(&file);
+    assert_eq!(summary.exit_code, 0, "{:?}\n{record:#}", summary.reasons);
+    let periods = periods_of_ugv1(&record);
+    let profiles: Vec<&str> = periods.iter().map(|p| p.0.as_str()).collect();
+    assert_eq!(
+        profiles,
+        ["lte_rural", "rf_900mhz_5km", "lte_rural", "drop"]
+    );
+    let causes: Vec<&str> = periods.iter().map(|p| p.1.as_str()).collect();
+    assert_eq!(
+        &causes[1..],
+        [
+            "to_radio (link.set)",
+            "back (link.restore)",
+            "cut (link.drop)"
+        ]
+    );
+    assert!(periods.iter().all(|p| p.2 == "passed"), "{periods:?}");
+    // The drop without a duration lasts to the end of the timeline.
+    let drop = &record["network"]["periods"]["links"]["ugv1"]["periods"][3];
+    let to = drop["to_s"].as_f64().unwrap();
+    assert!((33.0..36.0).contains(&to), "{drop:#}");
+    assert_eq!(assertions_with(&record, true), ["links_ok", "link_lost"]);
+
+    // A drop longer than the run: the same periods, and the entry never ends.
+    let longer = variant(&file, |t| {
+        t.replace(
+            "action: link.drop }",
+            "action: link.drop, duration_s: 60s }",
+        )
+    });
+    let (summary, record) = run_file(longer.path());
+    assert_eq!(summary.exit_code, 0, "{:?}\n{record:#}", summary.reasons);
+    let profiles: Vec<String> = periods_of_ugv1(&record).into_iter().map(|p| p.0).collect();
+    assert_eq!(
+        profiles,
+        ["lte_rural", "rf_900mhz_5km", "lte_rural", "drop"]
+    );
+    let cut = record["timeline"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["name"] == "cut")
+        .unwrap();
+    assert!(cut["firings"][0]["ended_s"].is_null(), "{cut:#}");
+    assert_eq!(
+        cut["firings"][0]["outcome"].as_str().unwrap(),
+        "dropped for 60 s"
+    );
+}
+
+#[test]
+#[ignore = "needs the suite's binaries, root (network namespaces) and scripts/netns-run; ~40 s"]
+fn check_contracts_checks_each_bundle_before_the_timeline() {
+    fieldproof_testkit::contain_or_return!();
+    let file = variant(&fixture("link_mismatch.yaml"), |t| {
+        t.replace("verify: fail", "verify: warn")
+            .replace("without: [camera]", "without: [camera, lidar]")
+    });
+    let (summary, out) = run_with(
+        file.path(),
+        run::RunOptions {
+            check_contracts: true,
+            ..Default::default()
+        },
+    );
+    let record = read_json(&out.join("run.json"));
+    assert_eq!(summary.exit_code, 0, "{:?}\n{record:#}", summary.reasons);
+    let check = &record["contracts"]["ugv1"];
+    assert_eq!(check["passed"], true, "{check:#}");
+    assert_eq!(check["fail"], 0, "{check:#}");
+    assert!(check["pass"].as_u64().unwrap() >= 10, "{check:#}");
+    // The odometry's rate was judged over its stamps, and the topics check skipped.
+    let findings = check["findings"].as_array().unwrap();
+    assert!(findings
+        .iter()
+        .any(|f| f["check"] == "rate" && f["topic"] == "/ugv1/odom" && f["status"] == "pass"));
+    let topics = findings.iter().find(|f| f["check"] == "topics").unwrap();
+    assert_eq!(topics["status"], "skip");
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(md.contains("## Bridge contracts"), "{md}");
+}
+
+#[test]
+#[ignore = "needs the suite's binaries, root (network namespaces) and scripts/netns-run; ~35 s"]
+fn keep_leaves_the_namespaces_listed_until_cleanup_by_the_run_id() {
+    fieldproof_testkit::contain_or_return!();
+    let file = variant(&fixture("link_mismatch.yaml"), |t| {
+        t.replace("verify: fail", "verify: warn")
+    });
+    let (summary, out) = run_with(
+        file.path(),
+        run::RunOptions {
+            keep: true,
+            ..Default::default()
+        },
+    );
+    let record = read_json(&out.join("run.json"));
+    let run_id = record["run_id"].as_str().unwrap().to_string();
+    let kept = fieldproof_link::netns::namespaces_of(&run_id);
+    // Removed (what `link_net cleanup --run-id` does) before the assertions, whatever they
+    // say.
+    let removed = fieldproof_link::netns::cleanup_run(&run_id);
+    assert_eq!(summary.exit_code, 0, "{:?}\n{record:#}", summary.reasons);
+    assert_eq!(
+        kept.len(),
+        4,
+        "radio, world, the vehicle's and its link's: {kept:?}"
+    );
+    let warnings = strings(&record["result"]["warnings"]);
+    let listed = warnings
+        .iter()
+        .find(|w| w.starts_with("--keep: "))
+        .unwrap_or_else(|| panic!("no --keep line in {warnings:?}"));
+    assert!(
+        listed.contains(&format!("link_net cleanup --run-id {run_id}")),
+        "{listed}"
+    );
+    for ns in &kept {
+        assert!(listed.contains(ns.as_str()), "{ns} not in {listed}");
+    }
+    assert_eq!(removed.unwrap().len(), 4);
+}
+
+#[test]
+#[ignore = "needs the suite's binaries, root (network namespaces) and scripts/netns-run; ~5 s here (no netem), ~35 s with netem"]
+fn a_scenario_asking_for_the_kernel_backend_needs_netem_and_says_so() {
+    fieldproof_testkit::contain_or_return!();
+    let file = variant(&fixture("link_mismatch.yaml"), |t| {
+        t.replace("  verify: fail\n", "  verify: fail\n  backend: kernel\n")
+    });
+    let (summary, out) = run_with(file.path(), run::RunOptions::default());
+    if fieldproof_link::tc::kernel_netem_available() {
+        // The run starts on netem (and fails its jittery link under verify: fail).
+        let record = read_json(&out.join("run.json"));
+        assert_ne!(summary.exit_code, 2, "{:?}", summary.reasons);
+        assert_eq!(record["network"]["topology"]["backend"], "kernel");
+    } else {
+        // It cannot start: the link, tc's refusal and the hint.
+        assert_eq!(summary.exit_code, 2, "{:?}", summary.reasons);
+        let why = summary.reasons.join("; ");
+        assert!(why.starts_with("network: link ugv1: "), "{why}");
+        assert!(why.contains("modprobe sch_netem ifb"), "{why}");
+    }
+}
+
+#[test]
+#[ignore = "needs the suite's binaries, root (network namespaces) and scripts/netns-run; ~20 s"]
+fn a_ground_station_that_never_gets_ready_is_named_when_its_timeout_ends() {
+    fieldproof_testkit::contain_or_return!();
+    // The real ground station, kept from activating (autostart:=false): the runner finds it
+    // first on AMENT_PREFIX_PATH, as a user's own install would be found.
+    let fake = fieldproof_testkit::FakeAmentPrefix::new();
+    let exe = std::env::current_exe().unwrap();
+    let real = exe
+        .parent()
+        .unwrap()
+        .parent()
+        .unwrap()
+        .join("ground_station");
+    assert!(
+        real.is_file(),
+        "{} (cargo build --workspace)",
+        real.display()
+    );
+    fake.script(
+        "fieldproof_link",
+        "ground_station",
+        &format!("exec '{}' \"$@\" -p autostart:=false", real.display()),
+    );
+    let prefixes = std::env::join_paths(std::iter::once(fake.path().to_path_buf()).chain(
+        std::env::split_paths(&std::env::var_os("AMENT_PREFIX_PATH").unwrap_or_default()),
+    ))
+    .unwrap();
+    let file = variant(&fixture("link_actions.yaml"), |t| {
+        t.replace("ground_s: 60s", "ground_s: 6s")
+    });
+    let started = Instant::now();
+    let mut r = Runner::start_with_env(
+        file.path(),
+        &[("AMENT_PREFIX_PATH", prefixes.to_string_lossy().into_owned())],
+    );
+    let code = r.wait(Duration::from_secs(120));
+    let waited = started.elapsed();
+    assert_eq!(code, Some(2));
+    let record = read_json(&r.out.join("run.json"));
+    assert_eq!(record["result"]["status"], "error", "{record:#}");
+    let reason = record["result"]["reasons"][0].as_str().unwrap();
+    // Named by its process name first; the failsafe, which never heard a heartbeat, after it.
+    assert!(
+        reason.starts_with("not ready in time: ground_station, "),
+        "{reason}"
+    );
+    let warnings: Vec<&str> = strings(&record["result"]["warnings"]);
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.starts_with("/ground_station never reported ACTIVE")),
+        "{warnings:?}"
+    );
+    // Named once its own timeout (6 s) ended, not the ready timeout's 60 s.
+    assert!(waited < Duration::from_secs(55), "{waited:?}");
+    let ground = process(&record, "ground_station");
+    assert!(
+        ground["command"].as_array().unwrap().iter().any(|a| a
+            .as_str()
+            .is_some_and(|a| a.starts_with(&fake.path().display().to_string()))),
+        "the wrapper ran: {ground:#}"
+    );
+    for p in record["processes"].as_array().unwrap() {
+        let pid = p["pid"].as_i64().unwrap() as i32;
+        assert!(!alive(pid), "{} (pid {pid}) still runs", p["name"]);
+    }
+    let id = record["run_id"].as_str().unwrap();
+    assert_eq!(
+        fieldproof_link::netns::namespaces_of(id),
+        Vec::<String>::new()
+    );
+    assert!(r.out.join("report.md").is_file());
 }
 
 #[test]
@@ -596,7 +932,7 @@ fn a_launch_file_stack_runs_from_the_install_tree() {
         setup.display()
     );
     let scenario = repo_root().join("config/scenarios/ugv_launch_stack.yaml");
-    let out = tempfile::tempdir().unwrap().keep().join("run");
+    let out = fieldproof_testkit::passable_tempdir().keep().join("run");
     // As a user runs it: the install tree sourced, `fieldproof` from it.
     let status = Command::new("bash")
         .args([
@@ -692,6 +1028,141 @@ fn a_killed_runner_takes_its_processes_along_and_its_guard_removes_the_namespace
     assert!(!fieldproof_link::netns::stale_runs().contains(&id));
     let guard_log = std::fs::read_to_string(r.out.join("logs/cleanup_guard.log")).unwrap();
     assert!(guard_log.contains("\"removed\""), "{guard_log}");
+}
+
+/// A process's user ids and its capability sets by name.
+type Credentials = (Vec<u32>, Vec<(String, u64)>);
+
+/// A process's user ids (real, effective, saved, filesystem) and capability sets, from
+/// /proc/<pid>/status; `None` once it is gone.
+fn credentials(pid: i32) -> Option<Credentials> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let field = |name: &str| status.lines().find_map(|l| l.strip_prefix(name));
+    let uids = field("Uid:")?
+        .split_whitespace()
+        .map(|u| u.parse().unwrap())
+        .collect();
+    let caps = ["CapInh:", "CapPrm:", "CapEff:", "CapBnd:", "CapAmb:"]
+        .into_iter()
+        .map(|c| {
+            let hex = field(c).unwrap().trim();
+            (c.to_string(), u64::from_str_radix(hex, 16).unwrap())
+        })
+        .collect();
+    Some((uids, caps))
+}
+
+fn cmdline(pid: i32) -> String {
+    std::fs::read(format!("/proc/{pid}/cmdline"))
+        .map(|b| String::from_utf8_lossy(&b).replace('\0', " "))
+        .unwrap_or_default()
+}
+
+#[test]
+#[ignore = "needs the suite's binaries, root (network namespaces), the fieldproof account (scripts/setup) and scripts/netns-run; ~60 s"]
+fn the_stack_runs_unprivileged_and_cannot_change_its_link() {
+    fieldproof_testkit::contain_or_return!();
+    let user = run::privilege::StackUser::resolve(run::privilege::DEFAULT_USER)
+        .unwrap()
+        .expect("the stack's account is not root");
+    let mut r = Runner::start(&repo_root().join("config/scenarios/ugv_link_loss.yaml"));
+    r.wait_for("timeline started", Duration::from_secs(90));
+    // Every process of the run, read from /proc: only the runner and its cleanup guard (which
+    // removes the namespaces) keep root; everything else is the stack's user with no
+    // capability at all (CAP_NET_ADMIN included).
+    let mut seen = Vec::new();
+    for pid in descendants(r.pid()) {
+        let Some((uids, caps)) = credentials(pid) else {
+            continue;
+        };
+        let line = cmdline(pid);
+        if line.contains("link_net cleanup") {
+            continue;
+        }
+        assert!(
+            uids.iter().all(|u| *u == user.uid),
+            "{line} (pid {pid}) runs as uids {uids:?}"
+        );
+        for (set, bits) in &caps {
+            assert_eq!(*bits, 0, "{line} (pid {pid}) has {set} {bits:#x}");
+        }
+        seen.push(line);
+    }
+    // The scheduling policy (field 41 of a thread's stat; 1 is SCHED_FIFO) of the ground
+    // station's probe thread.
+    let probe_policy = descendants(r.pid())
+        .into_iter()
+        .filter(|pid| cmdline(*pid).contains("ground_station"))
+        .flat_map(|pid| {
+            std::fs::read_dir(format!("/proc/{pid}/task"))
+                .into_iter()
+                .flatten()
+                .flatten()
+        })
+        .find(|task| {
+            std::fs::read_to_string(task.path().join("comm"))
+                .unwrap_or_default()
+                .trim_end()
+                == fieldproof_link::probe::PROBE_THREAD
+        })
+        .and_then(|task| {
+            let stat = std::fs::read_to_string(task.path().join("stat")).ok()?;
+            stat.rsplit_once(')')?
+                .1
+                .split_whitespace()
+                .nth(38)?
+                .parse::<u32>()
+                .ok()
+        });
+    for node in [
+        "fieldproof_sim",
+        "imu_adapter",
+        "link_monitor",
+        "goal_driver",
+        "ground_station",
+    ] {
+        assert!(
+            seen.iter().any(|l| l.contains(node)),
+            "{node} not among {seen:#?}"
+        );
+    }
+    // From inside the vehicle's namespace, as the stack's user: the link cannot be changed.
+    let id = run_id_of_owner(r.pid()).unwrap();
+    let ns = fieldproof_link::netns::vehicle_ns(&id, "ugv1");
+    let dev = fieldproof_link::netns::VEHICLE_IF;
+    for attempt in [
+        vec!["tc", "qdisc", "del", "dev", dev, "root"],
+        vec!["ip", "link", "set", dev, "down"],
+    ] {
+        let out = Command::new("ip")
+            .args(["netns", "exec", ns.as_str()])
+            .args(user.drop_prefix())
+            .args(&attempt)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{attempt:?} succeeded");
+        assert!(
+            err.contains("Operation not permitted"),
+            "{attempt:?}: {err}"
+        );
+    }
+    // The run goes on untouched and passes; run.json says who ran what.
+    assert_eq!(r.wait(Duration::from_secs(240)), Some(0));
+    let record = read_json(&r.out.join("run.json"));
+    for p in record["processes"].as_array().unwrap() {
+        assert_eq!(p["user"], user.name, "{p:#}");
+    }
+    // The ground station's probe thread was made real-time by the runner (the ground
+    // station, unprivileged, cannot), so its round trips do not carry the host's delays.
+    assert!(
+        strings(&record["result"]["warnings"])
+            .iter()
+            .all(|w| !w.contains("SCHED_FIFO")),
+        "{:#}",
+        record["result"]["warnings"]
+    );
+    assert_eq!(probe_policy, Some(1), "the probe thread is SCHED_FIFO");
 }
 
 #[test]

@@ -1,7 +1,6 @@
 //! A fake ament install prefix: the package markers and `lib/<package>/<executable>` files
 //! that `ros2 run`, `fieldproof exec` and launch files look up through `AMENT_PREFIX_PATH`.
 
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 /// An install prefix on disk (in its own temporary directory, or at a given path).
@@ -14,7 +13,8 @@ pub struct FakeAmentPrefix {
 impl FakeAmentPrefix {
     /// An empty prefix in a fresh temporary directory, removed on drop.
     pub fn new() -> FakeAmentPrefix {
-        let temp = tempfile::tempdir().expect("temporary directory for the ament prefix");
+        // Passable: the stack's unprivileged account runs what a scenario finds here.
+        let temp = crate::passable_tempdir();
         FakeAmentPrefix {
             root: temp.path().to_path_buf(),
             _temp: Some(temp),
@@ -65,10 +65,7 @@ impl FakeAmentPrefix {
     pub fn script(&self, package: &str, name: &str, body: &str) -> &Self {
         self.package(package);
         let path = self.executable_path(package, name);
-        std::fs::write(&path, format!("#!/bin/sh\n{body}"))
-            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755))
-            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        crate::write_executable(&path, &format!("#!/bin/sh\n{body}"));
         self
     }
 

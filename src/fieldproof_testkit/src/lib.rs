@@ -27,6 +27,44 @@ pub fn repo_root() -> PathBuf {
     std::path::absolute(here.join("../..")).expect("absolute repository root")
 }
 
+/// Writes an executable file (mode 0755) holding `content` at `path` through a child `sh`, so
+/// that this process never holds a write handle to it. A handle held here is inherited by any
+/// child another test thread forks meanwhile, and exec'ing the file while that child lives
+/// fails with ETXTBSY ("Text file busy": a fresh-clone run of the suite failed so).
+pub fn write_executable(path: &std::path::Path, content: &str) {
+    use std::io::Write;
+    let mut writer = std::process::Command::new("sh")
+        .args(["-c", "cat > \"$1\" && chmod 755 \"$1\"", "sh"])
+        .arg(path)
+        .stdin(std::process::Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("sh writing {}: {e}", path.display()));
+    {
+        let mut stdin = writer.stdin.take().expect("piped stdin");
+        stdin
+            .write_all(content.as_bytes())
+            .unwrap_or_else(|e| panic!("writing {}: {e}", path.display()));
+    }
+    let status = writer.wait().expect("sh ends");
+    assert!(
+        status.success(),
+        "writing {}: sh exited {status}",
+        path.display()
+    );
+}
+
+/// A fresh temporary directory that other accounts may pass through (0755), removed on drop
+/// (`.keep()` keeps it): a run directory or an install prefix below it stays reachable by the
+/// stack's unprivileged account (`fieldproof run --user`), which a default temporary
+/// directory (0700) keeps out.
+pub fn passable_tempdir() -> tempfile::TempDir {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755))
+        .expect("a temporary directory others may pass through");
+    dir
+}
+
 /// The Python the peer tests use (with cyclonedds, mcap, rosbags): `FIELDPROOF_PYTHON`, else
 /// the workspace's `.venv/bin/python` (made by `scripts/setup`); panics naming it when absent.
 pub fn python() -> PathBuf {

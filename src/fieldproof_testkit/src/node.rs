@@ -224,12 +224,11 @@ impl NodeCommand {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::os::unix::fs::PermissionsExt;
 
     /// A stand-in node: prints its arguments and environment to stderr, then waits for SIGINT.
     fn fake_node(dir: &Path) -> std::path::PathBuf {
         let path = dir.join("fake_node");
-        std::fs::write(
+        crate::write_executable(
             &path,
             "#!/bin/sh\n\
              echo \"args: $*\" >&2\n\
@@ -241,9 +240,7 @@ mod tests {
              trap 'echo interrupted >&2; exit 0' INT\n\
              echo ready >&2\n\
              while :; do sleep 0.05; done\n",
-        )
-        .unwrap();
-        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        );
         path
     }
 

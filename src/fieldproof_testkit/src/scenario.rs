@@ -59,10 +59,7 @@ impl ScenarioRun {
             "begin the test with fieldproof_testkit::contain_or_return!()"
         );
         let _one = ONE_RUN_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
-        let dir = tempfile::tempdir()
-            .expect("a temporary directory")
-            .keep()
-            .join("run");
+        let dir = crate::passable_tempdir().keep().join("run");
         let started = Instant::now();
         let status = Command::new(suite_binary("fieldproof-scenario"))
             .arg("run")

@@ -54,6 +54,10 @@ enum Command {
     /// (SIGINT, then SIGTERM, then SIGKILL). Exits 1 if a child failed on its own, 2 if the
     /// launch file is bad.
     Launch {
+        /// Print each process the launch file starts (its label, environment and command
+        /// line, one line each, shell-quoted) and exit without starting any.
+        #[arg(long)]
+        print: bool,
         /// A launch file path, or a package name followed by a file in its share/<pkg>/launch.
         #[arg(required = true, num_args = 1..)]
         words: Vec<String>,
@@ -67,8 +71,8 @@ enum Command {
     /// input or could not run). Evidence in the run directory.
     #[command(disable_help_flag = true)]
     Run {
-        /// `<SCENARIO> [--out DIR] [--keep] [--seed N] [--real-time-factor F]`, parsed by
-        /// `fieldproof-scenario`.
+        /// `<SCENARIO> [--out DIR] [--keep] [--seed N] [--real-time-factor F]
+        /// [--check-contracts] [--user NAME]`, parsed by `fieldproof-scenario`.
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<OsString>,
     },
@@ -147,7 +151,7 @@ fn main() -> ExitCode {
             );
             ExitCode::from(1)
         }
-        Command::Launch { words } => run_launch(&prefixes, &words),
+        Command::Launch { print, words } => run_launch(&prefixes, &words, print),
         Command::Run { .. } | Command::Validate { .. } => {
             unreachable!("is_scenario_command handled it")
         }
@@ -163,8 +167,9 @@ fn main() -> ExitCode {
     }
 }
 
-/// `fieldproof launch`: resolve the file (path, or package + file), load it, supervise it.
-fn run_launch(prefixes: &[std::path::PathBuf], words: &[String]) -> ExitCode {
+/// `fieldproof launch`: resolve the file (path, or package + file), load it, supervise it
+/// (or, with `--print`, list what it would start).
+fn run_launch(prefixes: &[std::path::PathBuf], words: &[String], print: bool) -> ExitCode {
     let (file, arg_words) = match words {
         [first, second, rest @ ..] if !first.contains(":=") && !second.contains(":=") => {
             match ament::package_prefix(prefixes, first) {
@@ -192,6 +197,19 @@ fn run_launch(prefixes: &[std::path::PathBuf], words: &[String]) -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    if print {
+        for spec in &specs {
+            let env = spec
+                .env
+                .iter()
+                .map(|(name, value)| format!("{name}={value}"));
+            let words: Vec<String> = env.chain(spec.cmd.iter().cloned()).collect();
+            let line = shlex::try_join(words.iter().map(String::as_str))
+                .unwrap_or_else(|_| words.join(" "));
+            println!("{}: {line}", spec.label);
+        }
+        return ExitCode::SUCCESS;
+    }
     let running = match launch::supervisor::Launch::start(&specs, Default::default()) {
         Ok(running) => running,
         Err(_) => return ExitCode::from(1),

@@ -2,7 +2,6 @@
 //! how the supervisor reports and stops real child processes.
 
 use std::collections::BTreeMap;
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::Ordering;
@@ -13,8 +12,7 @@ use fieldproof_tools::launch::{self, supervisor};
 
 fn script(path: &Path, body: &str) {
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, format!("#!/bin/sh\n{body}\n")).unwrap();
-    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    fieldproof_testkit::write_executable(path, &format!("#!/bin/sh\n{body}\n"));
 }
 
 /// An install prefix holding package `demo` with executables `talker` and `listener`.
@@ -24,20 +22,25 @@ fn install(root: &Path) -> PathBuf {
     prefix.path().to_path_buf()
 }
 
+/// [`install`], and `inner.launch.yaml` with `text` in package `demo`'s share.
+fn install_with_inner(root: &Path, text: &str) -> PathBuf {
+    let prefix = install(root);
+    std::fs::create_dir_all(prefix.join("share/demo/launch")).unwrap();
+    std::fs::write(prefix.join("share/demo/launch/inner.launch.yaml"), text).unwrap();
+    prefix
+}
+
 #[test]
 fn yaml_launch_becomes_ros_args_command_lines() {
     let dir = tempfile::tempdir().unwrap();
-    let prefix = install(dir.path());
-    std::fs::create_dir_all(prefix.join("share/demo/launch")).unwrap();
-    std::fs::write(
-        prefix.join("share/demo/launch/inner.launch.yaml"),
+    let prefix = install_with_inner(
+        dir.path(),
         r#"
 launch:
 - arg: {name: topic}
 - node: {pkg: demo, exec: listener, remap: [{from: chatter, to: $(var topic)}]}
 "#,
-    )
-    .unwrap();
+    );
     let file = dir.path().join("top.launch.yaml");
     std::fs::write(
         &file,
@@ -125,6 +128,52 @@ launch:
 }
 
 #[test]
+fn a_launch_prefix_goes_before_the_command_as_in_ros_2_launch() {
+    let dir = tempfile::tempdir().unwrap();
+    let prefix = install_with_inner(dir.path(), "launch:\n- node: {pkg: demo, exec: listener}\n");
+    let file = dir.path().join("top.launch.yaml");
+    std::fs::write(
+        &file,
+        r#"
+launch:
+- arg: {name: place, default: ugv1}
+- group:
+  # A launch configuration prefixes every process of the scope, includes too ...
+  - let: {name: launch-prefix, value: "wrap --in '$(var place)' --"}
+  - include: {file: $(find-pkg-share demo)/launch/inner.launch.yaml}
+  # ... and a process's own attribute wins over it.
+  - node: {pkg: demo, exec: talker, launch-prefix: "gdb -ex run --args"}
+# Outside the group, no prefix.
+- node: {pkg: demo, exec: talker}
+"#,
+    )
+    .unwrap();
+    let specs = launch::load(&file, &BTreeMap::new(), std::slice::from_ref(&prefix)).unwrap();
+    let talker = prefix.join("lib/demo/talker").display().to_string();
+    let listener = prefix.join("lib/demo/listener").display().to_string();
+    let cmds: Vec<Vec<String>> = specs.iter().map(|s| s.cmd.clone()).collect();
+    let words = |list: &[&str]| list.iter().map(|w| w.to_string()).collect::<Vec<_>>();
+    assert_eq!(
+        cmds,
+        vec![
+            words(&["wrap", "--in", "ugv1", "--", &listener, "--ros-args"]),
+            words(&["gdb", "-ex", "run", "--args", &talker, "--ros-args"]),
+            words(&[&talker, "--ros-args"]),
+        ]
+    );
+    // Unbalanced quotes are refused with the place.
+    std::fs::write(
+        &file,
+        "launch:\n- node: {pkg: demo, exec: talker, launch-prefix: \"a 'b\"}\n",
+    )
+    .unwrap();
+    let error = launch::load(&file, &BTreeMap::new(), std::slice::from_ref(&prefix))
+        .unwrap_err()
+        .to_string();
+    assert!(error.contains("launch-prefix"), "{error}");
+}
+
+#[test]
 fn bad_launch_files_are_refused_with_the_place() {
     let dir = tempfile::tempdir().unwrap();
     let prefix = install(dir.path());
@@ -149,6 +198,10 @@ fn bad_launch_files_are_refused_with_the_place() {
         (
             "launch:\n- arg: {name: needed}\n",
             "required argument 'needed' not provided",
+        ),
+        (
+            "launch:\n- arg: {name: b, default: a, description: one, two}\n",
+            "launch[0].arg: unexpected key 'two' (an arg has name, default, description, choices)",
         ),
         ("nodes: []\n", "top level must be `launch:`"),
     ];

@@ -52,13 +52,9 @@ fn main() -> ExitCode {
     };
     // Our options come before `--ros-args`; the runtime reads what follows.
     let ours: Vec<&String> = argv.iter().take_while(|a| *a != "--ros-args").collect();
-    let cli = match Cli::try_parse_from(ours) {
+    let cli: Cli = match fieldproof_bridge::cli::parse_args(ours) {
         Ok(c) => c,
-        Err(e) => {
-            let code = if e.use_stderr() { 2 } else { 0 };
-            let _ = e.print();
-            return ExitCode::from(code);
-        }
+        Err(code) => return code,
     };
     let mut cli = cli;
     if cli.render_tolerance.is_none() {

@@ -6,7 +6,8 @@
 //! `params.yaml`, `bridge.yaml`, `contract.yaml`, `bridge.launch.yaml`) and [`Bundle::write`]
 //! puts the files in place atomically. Everything is validated before a file is written, so a
 //! bad manifest or option leaves the output directory as it was. [`index::BundleIndex`] reads
-//! a written bundle's injectors back (how a fault event finds its node).
+//! a written bundle's injectors back (how a fault event finds its node); [`launch_args`] resolves
+//! the package launch file's `bundle:=` / `manifest:=` arguments to the bundle it includes.
 //!
 //! The rules:
 //! - names are fully qualified with the namespace on both sides (the ROS topic and the Gazebo
@@ -29,6 +30,7 @@
 
 mod builder;
 pub mod index;
+pub mod launch_args;
 mod plan;
 mod render;
 mod rules;

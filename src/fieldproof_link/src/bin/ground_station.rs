@@ -40,10 +40,6 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-/// SCHED_FIFO priority of the probing thread: below the link emulator's forwarding
-/// threads, so a link's own timing comes first.
-const PROBE_PRIORITY: i32 = 5;
-
 fn resolve(vehicle: &str, given: Option<&String>) -> Result<Ipv4Addr, String> {
     if let Some(a) = given {
         return a
@@ -274,12 +270,17 @@ async fn serve(
     let _keep_open = (tx.clone(), etx.clone());
     let prober = if probe && !links.is_empty() {
         let (st, l) = (stop.clone(), links.clone());
-        Some(std::thread::spawn(move || {
+        // Named, so a supervisor allowed to (fieldproof run, which starts this node as an
+        // unprivileged user) can make the thread real-time from outside.
+        let thread = std::thread::Builder::new().name(fieldproof_link::probe::PROBE_THREAD.into());
+        let spawned = thread.spawn(move || {
             sys::set_timer_slack(1);
-            if probe_realtime && !sys::set_realtime(PROBE_PRIORITY) {
-                tracing::warn!(
-                    "probe_realtime: SCHED_FIFO refused (no CAP_SYS_NICE?): the round \
-                     trips carry the host's scheduling delays"
+            if probe_realtime && !sys::set_realtime(fieldproof_link::probe::PROBE_PRIORITY) {
+                tracing::info!(
+                    "probe_realtime: SCHED_FIFO refused (no CAP_SYS_NICE): the round trips \
+                     carry the host's scheduling delays unless a supervisor makes the `{}` \
+                     thread real-time (fieldproof run does)",
+                    fieldproof_link::probe::PROBE_THREAD
                 );
             }
             if let Err(e) = run_probers(&l, &st, |w| {
@@ -287,7 +288,16 @@ async fn serve(
             }) {
                 let _ = etx.send_blocking(e.to_string());
             }
-        }))
+        });
+        match spawned {
+            Ok(handle) => Some(handle),
+            Err(e) => {
+                tracing::error!(
+                    "the probing thread did not start: {e}; the links are not measured"
+                );
+                None
+            }
+        }
     } else {
         None
     };

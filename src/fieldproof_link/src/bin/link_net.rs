@@ -13,6 +13,9 @@
 //!   scenario runner starts it as a guard on a pipe, so a runner killed with SIGKILL still
 //!   leaves nothing behind (the kernel closes the pipe as the runner dies).
 //! - `link_net list`: the runs with namespaces, and whether their owner lives.
+//! - `link_net exec --run-id R --in PLACE -- CMD...`: waits until run R's links are up, then
+//!   runs CMD inside the namespace of PLACE (`radio`, `world` or a vehicle): the
+//!   `launch-prefix` of the bringup launch files.
 
 use clap::{Parser, Subcommand};
 use fieldproof_link::emulator::EmulatorConfig;
@@ -91,6 +94,23 @@ enum Cmd {
     },
     /// List the runs that have namespaces.
     List,
+    /// Run a command inside one of a run's namespaces once its links are up (what a
+    /// bringup launch file's `launch-prefix` is): `link_net exec --run-id R --in ugv1 --
+    /// CMD...` becomes `ip netns exec fp-R-v-ugv1 CMD...`, the same process.
+    Exec {
+        /// The run (the link shaper's `run_id`); empty: run the command where it is.
+        #[arg(long, default_value = "")]
+        run_id: String,
+        /// `radio` (the ground station's), `world` (the simulator's) or a vehicle's name.
+        #[arg(long = "in", value_name = "PLACE", default_value = "")]
+        place: String,
+        /// How long to wait for the run's links (s).
+        #[arg(long, default_value_t = 60.0)]
+        wait_s: f64,
+        /// The command and its arguments.
+        #[arg(required = true, trailing_var_arg = true, allow_hyphen_values = true)]
+        command: Vec<String>,
+    },
 }
 
 static STOP: AtomicBool = AtomicBool::new(false);
@@ -146,7 +166,7 @@ fn up(
     };
     let mut shaper = LinkShaper::start(&run_id, &vehicles, net, backend, cfg, epoch)
         .map_err(|e| e.to_string())?;
-    shaper.keep(keep);
+    shaper.keep(keep).map_err(|e| format!("--keep: {e}"))?;
     println!(
         "{}",
         json!({"ready": true, "epoch": epoch, "topology": shaper.topology(), "in_force": shaper.in_force()})
@@ -248,6 +268,12 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             Ok(ExitCode::SUCCESS)
         }
         Cmd::Cleanup { .. } => Err("cleanup: give --run-id RUN or --stale".into()),
+        Cmd::Exec {
+            run_id,
+            place,
+            wait_s,
+            command,
+        } => exec_in(&run_id, &place, wait_s, &command),
         Cmd::List => {
             let mut runs: Vec<String> = netns::list_namespaces()
                 .iter()
@@ -267,6 +293,32 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             Ok(ExitCode::SUCCESS)
         }
     }
+}
+
+/// `link_net exec`: waits for the run's links, then becomes `ip netns exec` of `command` in
+/// the namespace `place` names; returns only on an error.
+fn exec_in(run_id: &str, place: &str, wait_s: f64, command: &[String]) -> Result<ExitCode, String> {
+    use std::os::unix::process::CommandExt;
+    if !(wait_s.is_finite() && wait_s >= 0.0) {
+        return Err(format!(
+            "exec: --wait-s {wait_s} is not a number of seconds ≥ 0"
+        ));
+    }
+    if run_id.is_empty() {
+        // No run: the command runs where it is (a bringup launch file's default).
+        let error = std::process::Command::new(&command[0])
+            .args(&command[1..])
+            .exec();
+        return Err(format!("exec: {}: {error}", command[0]));
+    }
+    let ns = netns::namespace_of_place(run_id, place).map_err(|e| format!("exec: {e}"))?;
+    netns::wait_shaped(run_id, &ns, Duration::from_secs_f64(wait_s))
+        .map_err(|e| format!("exec: {e}"))?;
+    let error = std::process::Command::new("ip")
+        .args(["netns", "exec", &ns])
+        .args(command)
+        .exec();
+    Err(format!("exec: ip netns exec {ns} {}: {error}", command[0]))
 }
 
 /// Blocks until stdin reaches its end, ignoring what it carries and the terminal's

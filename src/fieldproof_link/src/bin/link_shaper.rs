@@ -116,7 +116,7 @@ fn main() -> std::process::ExitCode {
                     epoch,
                 )
                 .map_err(|e| e.to_string())?;
-                shaper.keep(keep.get());
+                shaper.keep(keep.get()).map_err(|e| format!("keep: {e}"))?;
                 // The runner waits for this line (the topology: namespaces, addresses).
                 println!(
                     "{}",

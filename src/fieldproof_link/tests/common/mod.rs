@@ -1,7 +1,10 @@
 //! Helpers of the root integration tests: unique run ids, ping and iperf3 inside the run's
-//! namespaces (only addresses inside them are targeted).
+//! namespaces (only addresses inside them are targeted), and the accuracy test both backends
+//! pass ([`accuracy`]).
 
 #![allow(dead_code)]
+
+pub mod accuracy;
 
 use std::process::{Command, Stdio};
 use std::time::Duration;

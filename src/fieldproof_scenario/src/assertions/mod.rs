@@ -4,7 +4,8 @@
 //! its window, no truth pose of its vehicle, an entry that never ran) fails, naming why
 //! (`no samples of /quad1/supervisor/mode between 0.00 s and 60.00 s`).
 //!
-//! The checks over a series of their own live in their modules: [`sequence`] (the rule of
+//! Each outcome carries its observation as a sentence too ([`summary`], the report's
+//! column). The checks over a series of their own live in their modules: [`sequence`] (the rule of
 //! `sequence`), [`estimate`] (`estimate_error`), [`convoy`] (`separation`, `seq_accounting`)
 //! and [`fleet`] (`leases_exclusive`, `pad_error`).
 
@@ -12,6 +13,7 @@ mod convoy;
 mod estimate;
 mod fleet;
 mod sequence;
+mod summary;
 
 pub use estimate::MAX_TRUTH_GAP_S;
 
@@ -39,6 +41,9 @@ pub struct Outcome {
     /// Why it failed (names the assertion).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+    /// What was observed, as a sentence a person reads (the report's column; a failed
+    /// assertion's reason without its name).
+    pub summary: String,
 }
 
 /// Whether one message satisfies a condition (every field must).
@@ -177,6 +182,7 @@ pub fn evaluate_one(a: &Assertion, ev: &Evidence) -> Outcome {
         window_s: None,
         observed: Json::Null,
         reason: None,
+        summary: String::new(),
     };
     // The window.
     let base = match &a.window.entry {
@@ -195,6 +201,7 @@ pub fn evaluate_one(a: &Assertion, ev: &Evidence) -> Outcome {
                 "started"
             }
         ));
+        out.summary = summary::sentence(a, &out, 0.0);
         return out;
     };
     let lo = base + a.window.after_s;
@@ -553,6 +560,7 @@ pub fn evaluate_one(a: &Assertion, ev: &Evidence) -> Outcome {
             }
         }
     }
+    out.summary = summary::sentence(a, &out, base);
     out
 }
 

@@ -54,6 +54,17 @@ fn store() -> Store {
     s
 }
 
+/// `/ugv1/link_state data == value`.
+fn link_state_is(value: bool) -> Condition {
+    cond(
+        "/ugv1/link_state",
+        "data",
+        Op::Eq,
+        Value::Bool(value),
+        false,
+    )
+}
+
 fn window(entry: bool, from_end: bool, after: f64, within: Option<f64>) -> Window {
     Window {
         entry: entry.then(|| (0, "link_outage".into())),
@@ -88,13 +99,7 @@ fn eval(check: Check, w: Window, s: &Store, tl: &Timeline) -> Outcome {
 #[test]
 fn eventually_and_always_in_windows_relative_to_an_entry() {
     let (s, tl) = (store(), timeline_drop_at_10_for_30());
-    let lost = cond(
-        "/ugv1/link_state",
-        "data",
-        Op::Eq,
-        Value::Bool(false),
-        false,
-    );
+    let lost = link_state_is(false);
     let o = eval(
         Check::TopicValue {
             condition: lost.clone(),
@@ -106,6 +111,14 @@ fn eventually_and_always_in_windows_relative_to_an_entry() {
     );
     assert!(o.passed, "{o:?}");
     assert_eq!(o.window_s, Some([10.0, 25.0]));
+    // Its observation as a sentence: link_state fell 14 s into the run, 4 s after the drop.
+    assert!(
+        o.summary.starts_with(
+            "/ugv1/link_state data == false first true 4.00 s after link_outage started (window 15 s; "
+        ),
+        "{}",
+        o.summary
+    );
     // Too short a window: fails and says why.
     let o = eval(
         Check::TopicValue {
@@ -117,6 +130,13 @@ fn eventually_and_always_in_windows_relative_to_an_entry() {
         &tl,
     );
     assert!(!o.passed);
+    // A failed assertion's sentence is its reason, without its name.
+    assert!(
+        o.summary
+            .starts_with("/ugv1/link_state data == false never true between 10.00 s and 13.00 s"),
+        "{}",
+        o.summary
+    );
     assert!(o.reason.unwrap().contains("never true"));
     // |speed| < 0.05 from 13 s after the drop to just before the restore.
     let slow = cond(
@@ -136,6 +156,14 @@ fn eventually_and_always_in_windows_relative_to_an_entry() {
         &tl,
     );
     assert!(o.passed, "{o:?}");
+    assert!(
+        o.summary.starts_with("/ugv1/odom |twist.twist.linear.x| < 0.05 in all ")
+            && o.summary.ends_with(
+                " samples over 16.5 s from 13.00 s after link_outage started (window 13 s to 29.5 s)"
+            ),
+        "{}",
+        o.summary
+    );
     // From 5 s after the drop it was still moving: fails naming the sample.
     let o = eval(
         Check::TopicValue {
@@ -165,6 +193,59 @@ fn eventually_and_always_in_windows_relative_to_an_entry() {
     );
     assert!(o.passed);
     assert_eq!(o.window_s, Some([40.0, 59.9]));
+}
+
+#[test]
+fn each_outcome_says_what_was_observed_as_a_sentence() {
+    let (s, tl) = (store(), timeline_drop_at_10_for_30());
+    let o = eval(
+        Check::Reached {
+            vehicle: "ugv1".into(),
+            goal: Some("g".into()),
+            pose: PoseSpec {
+                xyz: [18.0, 0.0, 0.0],
+                yaw_deg: 0.0,
+            },
+            radius_m: 1.0,
+        },
+        window(false, false, 0.0, None),
+        &s,
+        &tl,
+    );
+    assert!(
+        o.summary
+            .starts_with("ugv1 within 1 m of g 34.00 s after the timeline's start; closest 0.00 m"),
+        "{}",
+        o.summary
+    );
+    let o = eval(
+        Check::MinRate {
+            topic: "/ugv1/odom".into(),
+            hz: 9.0,
+        },
+        window(false, false, 0.0, Some(50.0)),
+        &s,
+        &tl,
+    );
+    assert!(
+        o.summary.starts_with("/ugv1/odom at 10.")
+            && o.summary.contains(" Hz over 50.0 s (")
+            && o.summary.ends_with("samples; at least 9 Hz)"),
+        "{}",
+        o.summary
+    );
+    let o = eval(
+        Check::NoCollision {
+            vehicle: Some("ugv1".into()),
+        },
+        window(false, false, 0.0, None),
+        &s,
+        &tl,
+    );
+    assert_eq!(
+        o.summary,
+        "no collision of ugv1 in 59.9 s of the simulator's truth"
+    );
 }
 
 #[test]

@@ -5,7 +5,7 @@
 //! `fieldproof_scenario` library.
 
 use std::io::IsTerminal;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
@@ -43,6 +43,15 @@ enum Command {
         /// Simulation speed (overrides the scenario's).
         #[arg(long)]
         real_time_factor: Option<f64>,
+        /// Check every vehicle's bridge bundle against its contract after the bring-up,
+        /// before the timeline; a failed finding fails the run.
+        #[arg(long)]
+        check_contracts: bool,
+        /// The account every process of the run (adapters, failsafes, stacks, ground
+        /// station, simulator) runs as, with no capability; only the runner keeps root
+        /// (`root` gives the stack the runner's privileges).
+        #[arg(long, value_name = "NAME", default_value = run::privilege::DEFAULT_USER)]
+        user: String,
     },
     /// Validate a scenario (and the manifests and world it names) without running it.
     Validate {
@@ -59,7 +68,20 @@ fn main() -> ExitCode {
             keep,
             seed,
             real_time_factor,
-        } => run(&scenario, out, keep, seed, real_time_factor),
+            check_contracts,
+            user,
+        } => run(
+            &scenario,
+            &run::RunOptions {
+                out,
+                keep,
+                seed,
+                real_time_factor,
+                progress: std::io::stderr().is_terminal(),
+                check_contracts,
+                user: Some(user),
+            },
+        ),
         Command::Validate { scenario } => validate(&scenario),
     }
 }
@@ -85,15 +107,10 @@ fn validate(file: &Path) -> ExitCode {
     }
 }
 
-/// `fieldproof run <scenario.yaml> [--out DIR] [--keep] [--seed N] [--real-time-factor F]`.
-fn run(
-    file: &Path,
-    out: Option<PathBuf>,
-    keep: bool,
-    seed: Option<u64>,
-    real_time_factor: Option<f64>,
-) -> ExitCode {
-    if let Some(f) = real_time_factor {
+/// `fieldproof run <scenario.yaml> [--out DIR] [--keep] [--seed N] [--real-time-factor F]
+/// [--check-contracts] [--user NAME]`.
+fn run(file: &Path, options: &run::RunOptions) -> ExitCode {
+    if let Some(f) = options.real_time_factor {
         if !(f.is_finite() && (0.0..=1000.0).contains(&f)) {
             eprintln!("fieldproof run: --real-time-factor: {f} is not in 0 to 1000");
             return ExitCode::from(2);
@@ -106,16 +123,7 @@ fn run(
             return ExitCode::from(2);
         }
     };
-    let summary = run::run(
-        &s,
-        &run::RunOptions {
-            out,
-            keep,
-            seed,
-            real_time_factor,
-            progress: std::io::stderr().is_terminal(),
-        },
-    );
+    let summary = run::run(&s, options);
     let verdict = match summary.exit_code {
         0 => "passed",
         1 => "FAILED",

@@ -1,18 +1,23 @@
 //! The run's evidence: `run.json` ([`RunRecord`]), the MCAP recording with its rosbag2
 //! `metadata.yaml` ([`recording`]), each vehicle's evidence directory (what its processes
 //! wrote under `FIELDPROOF_EVIDENCE_DIR`, listed by [`evidence_files`]), and `report.md` /
-//! `report.html` with SVG plots ([`write_reports`]; a multirotor's mode timeline in
-//! [`mode_plot`]).
+//! `report.html` with SVG plots ([`write_reports`]; the report's sections in [`report`], a
+//! multirotor's mode timeline in [`mode_plot`], a link's latency over time from its probe
+//! windows in `link_latency`), and a Foxglove layout for the recording ([`foxglove`]).
 
+pub mod foxglove;
+mod link_latency;
 pub mod mode_plot;
 pub mod msgdefs;
 pub mod plots;
 pub mod recording;
+pub mod report;
 
 use crate::assertions::Outcome;
 use crate::store::Store;
 use crate::timeline::EntryState;
 use fieldproof_robots::World;
+use plots::EntryBand;
 use serde::Serialize;
 use serde_json::Value as Json;
 use std::collections::BTreeMap;
@@ -43,6 +48,8 @@ pub struct ProcessRecord {
     pub netns: Option<String>,
     /// argv.
     pub command: Vec<String>,
+    /// The account it ran as (`fieldproof`; `root` with `--user root`).
+    pub user: String,
     /// pid.
     pub pid: Option<u32>,
     /// Wall-clock seconds from the run's start until it was ready.
@@ -163,6 +170,10 @@ pub struct RunRecord {
     pub vehicles: Vec<VehicleRecord>,
     /// Radio links: topology, periods, traffic (with a network section).
     pub network: Option<Json>,
+    /// With `--check-contracts`: per vehicle, its bundle's contract check (the checker's
+    /// report, or `{"error": why}`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub contracts: Option<Json>,
     /// Every process and how it ended.
     pub processes: Vec<ProcessRecord>,
     /// CPU and memory of the whole run.
@@ -217,17 +228,24 @@ pub struct PlotInput<'a> {
     pub goals: Vec<(String, (f64, f64))>,
 }
 
-fn esc(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
+/// The timeline's entries as bands on the time plots: each firing from its start to its end
+/// (one still lasting when the run ended: to the timeline's end).
+pub fn entry_bands(r: &RunRecord) -> Vec<EntryBand> {
+    let end_s = r.timeline_duration_s;
+    r.timeline
+        .iter()
+        .flat_map(|e| {
+            e.state.firings.iter().map(move |f| EntryBand {
+                from_s: f.started_s,
+                to_s: f.ended_s.unwrap_or(end_s).max(f.started_s),
+                name: e.name.clone(),
+            })
+        })
+        .collect()
 }
 
-fn md_cell(s: &str) -> String {
-    s.replace('|', "\\|").replace('\n', " ")
-}
-
-/// Writes the plots (`plots/*.svg`), `report.md` and `report.html`; returns the files.
+/// Writes the plots (`plots/*.svg`), `report.md`, `report.html` and, with a recording, the
+/// Foxglove layout next to it ([`foxglove::LAYOUT_FILE`]); returns the files.
 pub fn write_reports(
     dir: &Path,
     r: &RunRecord,
@@ -236,16 +254,7 @@ pub fn write_reports(
     let plots_dir = dir.join("plots");
     std::fs::create_dir_all(&plots_dir)?;
     let mut plots: Vec<(String, String, String)> = Vec::new(); // (title, file, svg)
-    let events: Vec<(f64, String)> = r
-        .timeline
-        .iter()
-        .flat_map(|e| {
-            e.state
-                .firings
-                .iter()
-                .map(move |f| (f.started_s, e.name.clone()))
-        })
-        .collect();
+    let entries = entry_bands(r);
     for VehiclePlot {
         name,
         odometry: odom,
@@ -259,7 +268,7 @@ pub fn write_reports(
             &format!("{name}: speed and link state"),
             &speed,
             &ls,
-            &events,
+            &entries,
         ) {
             plots.push((
                 format!("{name}: speed and link state"),
@@ -269,43 +278,11 @@ pub fn write_reports(
         }
     }
     for v in &input.vehicles {
-        if let Some((title, file, svg)) = mode_timeline_of(v, input.store, r, &events) {
+        if let Some((title, file, svg)) = mode_timeline_of(v, input.store, r, &entries) {
             plots.push((title, file, svg));
         }
     }
-    if let Some(net) = &r.network {
-        if let Some(links) = net
-            .get("periods")
-            .and_then(|p| p.get("links"))
-            .and_then(Json::as_object)
-        {
-            for (link, lr) in links {
-                let ps: Vec<(String, Option<f64>, f64)> = lr["periods"]
-                    .as_array()
-                    .map(|a| {
-                        a.iter()
-                            .map(|p| {
-                                (
-                                    p["profile"].as_str().unwrap_or("?").to_string(),
-                                    p["measurement"]["latency_ms"].as_f64(),
-                                    p["expected"]["latency_ms"].as_f64().unwrap_or(0.0),
-                                )
-                            })
-                            .collect()
-                    })
-                    .unwrap_or_default();
-                if let Ok(svg) =
-                    plots::latency_per_period(&format!("link {link}: latency per period"), &ps)
-                {
-                    plots.push((
-                        format!("link {link}: latency per period"),
-                        format!("{link}_latency.svg"),
-                        svg,
-                    ));
-                }
-            }
-        }
-    }
+    plots.extend(link_latency::plots(r, input.store, &entries));
     let paths: Vec<(String, Vec<(f64, f64)>)> = input
         .vehicles
         .iter()
@@ -335,12 +312,22 @@ pub fn write_reports(
         std::fs::write(&p, svg)?;
         files.push(p);
     }
-    let md = report_md(r, &plots);
-    let html = report_html(r, &plots);
-    std::fs::write(dir.join("report.md"), md)?;
-    std::fs::write(dir.join("report.html"), html)?;
+    std::fs::write(dir.join("report.md"), report::report_md(r, &plots))?;
+    std::fs::write(dir.join("report.html"), report::report_html(r, &plots))?;
     files.push(dir.join("report.md"));
     files.push(dir.join("report.html"));
+    if let Some(recording) = &r.recording {
+        let recorded: Vec<&str> = recording
+            .topics
+            .iter()
+            .filter(|(_, (_, count))| *count > 0)
+            .map(|(topic, _)| topic.as_str())
+            .collect();
+        let layout = foxglove::layout(&input.vehicles, &recorded);
+        let text = serde_json::to_string_pretty(&layout).map_err(std::io::Error::other)?;
+        std::fs::write(dir.join(foxglove::LAYOUT_FILE), text + "\n")?;
+        files.push(dir.join(foxglove::LAYOUT_FILE));
+    }
     Ok(files)
 }
 
@@ -350,7 +337,7 @@ fn mode_timeline_of(
     v: &VehiclePlot,
     store: &Store,
     r: &RunRecord,
-    events: &[(f64, String)],
+    entries: &[EntryBand],
 ) -> Option<(String, String, String)> {
     let modes: Vec<(f64, String)> = store
         .samples(v.mode.as_deref()?)
@@ -393,347 +380,8 @@ fn mode_timeline_of(
         &altitude,
         &speed,
         r.timeline_duration_s,
-        events,
+        entries,
     )
     .ok()?;
     Some((title, format!("{}_modes.svg", v.name), svg))
-}
-
-fn entry_rows(r: &RunRecord) -> Vec<[String; 6]> {
-    let mut rows = Vec::new();
-    for e in &r.timeline {
-        if e.state.firings.is_empty() {
-            rows.push([
-                e.name.clone(),
-                e.action.clone(),
-                e.vehicle.clone().unwrap_or_default(),
-                "never".into(),
-                String::new(),
-                "did not start".into(),
-            ]);
-        }
-        for f in &e.state.firings {
-            let mut what = f.outcome.clone().unwrap_or_default();
-            if let Some(x) = &f.end_outcome {
-                what = format!("{what}; {x}");
-            }
-            if let Some(x) = &f.error {
-                what = format!("{what} ERROR: {x}");
-            }
-            rows.push([
-                e.name.clone(),
-                e.action.clone(),
-                e.vehicle.clone().unwrap_or_default(),
-                format!("{:.2}", f.started_s),
-                f.ended_s.map(|t| format!("{t:.2}")).unwrap_or_default(),
-                what,
-            ]);
-        }
-    }
-    rows
-}
-
-fn period_rows(r: &RunRecord) -> Vec<[String; 7]> {
-    let mut rows = Vec::new();
-    let Some(links) = r
-        .network
-        .as_ref()
-        .and_then(|n| n.get("periods"))
-        .and_then(|p| p.get("links"))
-        .and_then(Json::as_object)
-    else {
-        return rows;
-    };
-    let f = |v: &Json| {
-        v.as_f64()
-            .map(|x| format!("{x:.2}"))
-            .unwrap_or_else(|| "-".into())
-    };
-    for (link, lr) in links {
-        for p in lr["periods"].as_array().into_iter().flatten() {
-            rows.push([
-                link.clone(),
-                p["profile"].as_str().unwrap_or("").into(),
-                p["cause"].as_str().unwrap_or("").into(),
-                format!("{} to {}", f(&p["from_s"]), f(&p["to_s"])),
-                format!(
-                    "{} ms ({} of {} answered)",
-                    f(&p["measurement"]["latency_ms"]),
-                    p["measurement"]["replies"],
-                    p["measurement"]["sent"]
-                ),
-                p["verdict"].as_str().unwrap_or("").into(),
-                p["reason"].as_str().unwrap_or("").into(),
-            ]);
-        }
-    }
-    rows
-}
-
-const VEHICLE_HEAD: [&str; 4] = ["vehicle", "stack", "vision", "evidence files"];
-
-fn vehicle_rows(r: &RunRecord) -> Vec<[String; 4]> {
-    r.vehicles
-        .iter()
-        .map(|v| {
-            [
-                v.name.clone(),
-                v.stack.clone(),
-                v.vision_note.clone().unwrap_or_default(),
-                if v.evidence.is_empty() {
-                    "none".into()
-                } else {
-                    v.evidence
-                        .iter()
-                        .map(|f| format!("{}/{f}", v.name))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                },
-            ]
-        })
-        .collect()
-}
-
-const PROCESS_HEAD: [&str; 7] = [
-    "process",
-    "netns",
-    "ready after (s)",
-    "exited during the timeline",
-    "exit",
-    "CPU (s)",
-    "peak RSS (MiB)",
-];
-
-fn process_rows(r: &RunRecord) -> Vec<[String; 7]> {
-    let opt =
-        |x: Option<f64>, digits: usize| x.map(|v| format!("{v:.digits$}")).unwrap_or_default();
-    r.processes
-        .iter()
-        .map(|p| {
-            let exit = match (p.exit_code, p.signal) {
-                (Some(c), _) => c.to_string(),
-                (None, Some(sig)) => format!("signal {sig}"),
-                _ => "-".into(),
-            };
-            let during = match (p.exited_at_s, &p.killed_by) {
-                (Some(at), Some(by)) => format!("at {at:.2} s, after {by}"),
-                (Some(at), None) => format!("at {at:.2} s, UNEXPECTED"),
-                (None, _) => String::new(),
-            };
-            [
-                p.name.clone(),
-                p.netns.clone().unwrap_or_default(),
-                opt(p.ready_after_s, 1),
-                during,
-                exit,
-                opt(p.cpu_s, 2),
-                opt(p.peak_rss_mib, 1),
-            ]
-        })
-        .collect()
-}
-
-fn resources_line(r: &RunRecord) -> Option<String> {
-    let res = r.resources.as_ref()?;
-    let wall = r.ended_unix - r.started_unix;
-    Some(format!(
-        "Whole run: {:.1} s of wall clock; CPU {:.1} s in the processes and {:.1} s in the runner ({:.0} % of one core on average); peak memory {:.0} MiB (sum of the resident sets, {} samples).",
-        wall,
-        res.processes_cpu_s,
-        res.runner_cpu_s,
-        if wall > 0.0 {
-            100.0 * (res.processes_cpu_s + res.runner_cpu_s) / wall
-        } else {
-            0.0
-        },
-        res.peak_rss_mib,
-        res.samples
-    ))
-}
-
-/// report.md.
-pub fn report_md(r: &RunRecord, plots: &[(String, String, String)]) -> String {
-    let mut s = format!(
-        "# Scenario {}: {}\n\n",
-        r.scenario,
-        r.result.status.to_uppercase()
-    );
-    s += &format!(
-        "Run `{}`, seed {}, real-time factor {}, timeline {:.1} s (simulation time), exit code {}.\n\n",
-        r.run_id, r.seed, r.real_time_factor, r.timeline_duration_s, r.result.exit_code
-    );
-    for reason in &r.result.reasons {
-        s += &format!("- **{}**\n", md_cell(reason));
-    }
-    for w in &r.result.warnings {
-        s += &format!("- warning: {}\n", md_cell(w));
-    }
-    s += "\n## Assertions\n\n| assertion | type | result | window (s) | observed / reason |\n|---|---|---|---|---|\n";
-    for a in &r.assertions {
-        let w = a
-            .window_s
-            .map(|w| format!("{:.2} to {:.2}", w[0], w[1]))
-            .unwrap_or_default();
-        let obs = a.reason.clone().unwrap_or_else(|| a.observed.to_string());
-        s += &format!(
-            "| {} | {} | {} | {} | {} |\n",
-            a.name,
-            a.kind,
-            if a.passed { "passed" } else { "FAILED" },
-            w,
-            md_cell(&obs)
-        );
-    }
-    if !r.vehicles.is_empty() {
-        s += "\n## Vehicles\n\n";
-        s += &format!("| {} |\n", VEHICLE_HEAD.join(" | "));
-        s += &format!("|{}\n", "---|".repeat(VEHICLE_HEAD.len()));
-        for row in vehicle_rows(r) {
-            s += &format!("| {} |\n", row.map(|c| md_cell(&c)).join(" | "));
-        }
-    }
-    s += "\n## Timeline\n\n| entry | action | vehicle | start (s) | end (s) | outcome |\n|---|---|---|---|---|---|\n";
-    for row in entry_rows(r) {
-        s += &format!("| {} |\n", row.map(|c| md_cell(&c)).join(" | "));
-    }
-    let periods = period_rows(r);
-    if !periods.is_empty() {
-        s += "\n## Radio links\n\n| link | profile | cause | period (s) | measured latency | verdict | reason |\n|---|---|---|---|---|---|---|\n";
-        for row in periods {
-            s += &format!("| {} |\n", row.map(|c| md_cell(&c)).join(" | "));
-        }
-        if let Some(t) = r.network.as_ref().and_then(|n| n.get("traffic")) {
-            s += &format!("\nTraffic per link: `{t}`\n");
-        }
-    }
-    s += "\n## Processes\n\n";
-    s += &format!("| {} |\n", PROCESS_HEAD.join(" | "));
-    s += &format!("|{}\n", "---|".repeat(PROCESS_HEAD.len()));
-    for row in process_rows(r) {
-        s += &format!("| {} |\n", row.map(|c| md_cell(&c)).join(" | "));
-    }
-    if let Some(line) = resources_line(r) {
-        s += &format!("\n{line}\n");
-    }
-    if !plots.is_empty() {
-        s += "\n## Plots\n\n";
-        for (title, f, _) in plots {
-            s += &format!("![{title}](plots/{f})\n\n");
-        }
-    }
-    s
-}
-
-fn html_table(head: &[&str], rows: &[Vec<String>]) -> String {
-    let mut s = String::from("<table><tr>");
-    for h in head {
-        s += &format!("<th>{}</th>", esc(h));
-    }
-    s += "</tr>";
-    for r in rows {
-        s += "<tr>";
-        for c in r {
-            s += &format!("<td>{}</td>", esc(c));
-        }
-        s += "</tr>";
-    }
-    s + "</table>\n"
-}
-
-/// report.html (plots inline).
-pub fn report_html(r: &RunRecord, plots: &[(String, String, String)]) -> String {
-    let mut s = format!(
-        "<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>{0}</title><style>body{{font-family:sans-serif;margin:2em}}table{{border-collapse:collapse}}td,th{{border:1px solid #aaa;padding:3px 6px;font-size:13px}}.passed{{color:#080}}.failed{{color:#b00}}</style></head><body><h1>Scenario {0}: <span class=\"{1}\">{1}</span></h1>\n",
-        esc(&r.scenario),
-        esc(&r.result.status)
-    );
-    s += &format!(
-        "<p>Run {}, seed {}, real-time factor {}, timeline {:.1} s, exit code {}.</p><ul>",
-        esc(&r.run_id),
-        r.seed,
-        r.real_time_factor,
-        r.timeline_duration_s,
-        r.result.exit_code
-    );
-    for reason in &r.result.reasons {
-        s += &format!("<li><b>{}</b></li>", esc(reason));
-    }
-    for w in &r.result.warnings {
-        s += &format!("<li>warning: {}</li>", esc(w));
-    }
-    s += "</ul><h2>Assertions</h2>";
-    let rows: Vec<Vec<String>> = r
-        .assertions
-        .iter()
-        .map(|a| {
-            vec![
-                a.name.clone(),
-                a.kind.clone(),
-                if a.passed {
-                    "passed".into()
-                } else {
-                    "FAILED".into()
-                },
-                a.window_s
-                    .map(|w| format!("{:.2} to {:.2}", w[0], w[1]))
-                    .unwrap_or_default(),
-                a.reason.clone().unwrap_or_else(|| a.observed.to_string()),
-            ]
-        })
-        .collect();
-    s += &html_table(
-        &[
-            "assertion",
-            "type",
-            "result",
-            "window (s)",
-            "observed / reason",
-        ],
-        &rows,
-    );
-    if !r.vehicles.is_empty() {
-        s += "<h2>Vehicles</h2>";
-        let rows: Vec<Vec<String>> = vehicle_rows(r).into_iter().map(|r| r.to_vec()).collect();
-        s += &html_table(&VEHICLE_HEAD, &rows);
-    }
-    s += "<h2>Timeline</h2>";
-    let rows: Vec<Vec<String>> = entry_rows(r).into_iter().map(|r| r.to_vec()).collect();
-    s += &html_table(
-        &[
-            "entry",
-            "action",
-            "vehicle",
-            "start (s)",
-            "end (s)",
-            "outcome",
-        ],
-        &rows,
-    );
-    let periods: Vec<Vec<String>> = period_rows(r).into_iter().map(|r| r.to_vec()).collect();
-    if !periods.is_empty() {
-        s += "<h2>Radio links</h2>";
-        s += &html_table(
-            &[
-                "link",
-                "profile",
-                "cause",
-                "period (s)",
-                "measured latency",
-                "verdict",
-                "reason",
-            ],
-            &periods,
-        );
-    }
-    s += "<h2>Processes</h2>";
-    let rows: Vec<Vec<String>> = process_rows(r).into_iter().map(|r| r.to_vec()).collect();
-    s += &html_table(&PROCESS_HEAD, &rows);
-    if let Some(line) = resources_line(r) {
-        s += &format!("<p>{}</p>", esc(&line));
-    }
-    s += "<h2>Plots</h2>";
-    for (title, _, svg) in plots {
-        s += &format!("<h3>{}</h3><div>{svg}</div>\n", esc(title));
-    }
-    s + "</body></html>\n"
 }

@@ -1,7 +1,7 @@
 //! The mode timeline of a multirotor: its supervisor's mode as one coloured band per mode
 //! over simulation time, above its altitude and its speed on the same time axis.
 
-use super::plots::PlotResult;
+use super::plots::{draw_entry_bands, EntryBand, PlotResult};
 use plotters::prelude::*;
 
 /// The colour of a mode's band: the supervisor's five modes have fixed colours, any other
@@ -46,7 +46,7 @@ fn draw_line(
     series: &[(f64, f64)],
     y_desc: &str,
     x_desc: Option<&str>,
-    events: &[(f64, String)],
+    (entries, named): (&[EntryBand], bool),
     colour: RGBColor,
 ) -> Result<(), String> {
     let err = |e: &dyn std::fmt::Display| e.to_string();
@@ -75,10 +75,7 @@ fn draw_line(
         mesh.x_desc(x);
     }
     mesh.draw().map_err(|e| err(&e))?;
-    for (t, _) in events {
-        c.draw_series(LineSeries::new(vec![(*t, lo), (*t, hi)], RED.mix(0.4)))
-            .map_err(|e| err(&e))?;
-    }
+    draw_entry_bands(&mut c, entries, (lo, hi), named)?;
     c.draw_series(LineSeries::new(
         series.iter().copied().filter(|p| p.1.is_finite()),
         colour.stroke_width(2),
@@ -88,15 +85,15 @@ fn draw_line(
 }
 
 /// The mode timeline of one vehicle: `modes` (time, mode) as coloured bands over simulation
-/// time up to `end_s`, then `altitude` (m) and `speed` (m/s); `events` (time, entry) as
-/// vertical lines.
+/// time up to `end_s`, then `altitude` (m) and `speed` (m/s), with the timeline's `entries`
+/// as shaded bands.
 pub fn mode_timeline(
     title: &str,
     modes: &[(f64, String)],
     altitude: &[(f64, f64)],
     speed: &[(f64, f64)],
     end_s: f64,
-    events: &[(f64, String)],
+    entries: &[EntryBand],
 ) -> PlotResult {
     let err = |e: &dyn std::fmt::Display| e.to_string();
     let bands = bands(modes, end_s);
@@ -104,7 +101,7 @@ pub fn mode_timeline(
         .iter()
         .flat_map(|b| [b.0, b.1])
         .chain(altitude.iter().chain(speed).map(|p| p.0))
-        .chain(events.iter().map(|e| e.0))
+        .chain(entries.iter().flat_map(|e| [e.from_s, e.to_s]))
         .chain([0.0, end_s])
         .filter(|t| t.is_finite());
     let (t0, mut t1) = times.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), t| {
@@ -188,7 +185,7 @@ pub fn mode_timeline(
             altitude,
             "altitude (m)",
             None,
-            events,
+            (entries, true),
             RGBColor(90, 60, 160),
         )?;
         draw_line(
@@ -197,7 +194,7 @@ pub fn mode_timeline(
             speed,
             "speed (m/s)",
             Some("simulation time from the timeline's start (s)"),
-            events,
+            (entries, false),
             BLUE,
         )?;
         root.present().map_err(|e| err(&e))?;
@@ -254,7 +251,11 @@ mod tests {
             &alt,
             &speed,
             40.0,
-            &[(5.0, "camera_loss".into())],
+            &[EntryBand {
+                from_s: 5.0,
+                to_s: 15.0,
+                name: "camera_loss".into(),
+            }],
         )
         .unwrap();
         assert!(svg.starts_with("<svg"));
@@ -266,6 +267,7 @@ mod tests {
             "EXTRA",
             "altitude (m)",
             "speed (m/s)",
+            "camera_loss",
         ] {
             assert!(svg.contains(label), "{label}");
         }

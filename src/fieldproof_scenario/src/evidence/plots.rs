@@ -1,5 +1,6 @@
-//! The report's plots as SVG (plotters): speed and link state over time, link latency per
-//! period, and the trajectory on the world map.
+//! The report's plots as SVG (plotters): speed and link state over time, a link's latency
+//! over time against its profile, and the trajectory on the world map. Every time plot
+//! shades the timeline's entries ([`EntryBand`]).
 
 use fieldproof_robots::{Shape, World};
 use plotters::prelude::*;
@@ -27,13 +28,74 @@ fn range(vals: impl Iterator<Item = f64>, pad: f64, min_span: f64) -> (f64, f64)
     (lo - p, hi + p)
 }
 
+/// One firing of a timeline entry on a time axis: from its start to its end (an entry that
+/// ends as it starts, `to_s == from_s`, is a line), with the entry's name.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EntryBand {
+    /// Start (s of simulation time from the timeline's start).
+    pub from_s: f64,
+    /// End (s).
+    pub to_s: f64,
+    /// The entry's name.
+    pub name: String,
+}
+
+/// The colour of the timeline's entries on every time plot.
+const ENTRY_COLOUR: RGBColor = RGBColor(200, 40, 40);
+
+/// A chart over time (s) against one value, as every time plot of the report draws it.
+pub(super) type TimeChart<'a, 'b> = ChartContext<
+    'a,
+    SVGBackend<'b>,
+    plotters::coord::cartesian::Cartesian2d<
+        plotters::coord::types::RangedCoordf64,
+        plotters::coord::types::RangedCoordf64,
+    >,
+>;
+
+/// Draws the entries on a time chart spanning `lo..hi` in its value: a shaded band from
+/// start to end and a line at the start; `named`: with the entry's name at the top.
+pub(super) fn draw_entry_bands(
+    chart: &mut TimeChart,
+    entries: &[EntryBand],
+    (lo, hi): (f64, f64),
+    named: bool,
+) -> Result<(), String> {
+    for e in entries {
+        if e.to_s > e.from_s {
+            chart
+                .draw_series(std::iter::once(Rectangle::new(
+                    [(e.from_s, lo), (e.to_s, hi)],
+                    ENTRY_COLOUR.mix(0.12).filled(),
+                )))
+                .map_err(err)?;
+        }
+        chart
+            .draw_series(LineSeries::new(
+                vec![(e.from_s, lo), (e.from_s, hi)],
+                ENTRY_COLOUR.mix(0.5),
+            ))
+            .map_err(err)?;
+        if named {
+            chart
+                .draw_series(std::iter::once(Text::new(
+                    e.name.clone(),
+                    (e.from_s, hi),
+                    ("sans-serif", 12).into_font().color(&ENTRY_COLOUR),
+                )))
+                .map_err(err)?;
+        }
+    }
+    Ok(())
+}
+
 /// Speed (m/s) and link state (1 up, 0 down) of one vehicle over simulation time, two
-/// panels; `events` marks entries (time, name) as vertical lines.
+/// panels, with the timeline's `entries` as shaded bands on both.
 pub fn speed_and_link(
     title: &str,
     speed: &[(f64, f64)],
     link: &[(f64, f64)],
-    events: &[(f64, String)],
+    entries: &[EntryBand],
 ) -> PlotResult {
     let mut svg = String::new();
     {
@@ -45,27 +107,24 @@ pub fn speed_and_link(
                 .iter()
                 .chain(link)
                 .map(|p| p.0)
-                .chain(events.iter().map(|e| e.0)),
+                .chain(entries.iter().flat_map(|e| [e.from_s, e.to_s])),
             0.0,
             1.0,
         );
         let (_, vmax) = range(speed.iter().map(|p| p.1), 0.1, 0.1);
+        let vmax = vmax.max(0.1);
         let mut c = ChartBuilder::on(&top)
             .caption(title, ("sans-serif", 20))
             .margin(10)
             .x_label_area_size(30)
             .y_label_area_size(50)
-            .build_cartesian_2d(t0..t1, 0.0..vmax.max(0.1))
+            .build_cartesian_2d(t0..t1, 0.0..vmax)
             .map_err(err)?;
         c.configure_mesh()
             .y_desc("speed (m/s)")
             .draw()
             .map_err(err)?;
-        for (t, name) in events {
-            c.draw_series(LineSeries::new(vec![(*t, 0.0), (*t, vmax)], RED.mix(0.5)))
-                .map_err(err)?
-                .label(name.clone());
-        }
+        draw_entry_bands(&mut c, entries, (0.0, vmax), true)?;
         c.draw_series(LineSeries::new(
             speed.iter().map(|&(t, v)| (t, v.abs())),
             &BLUE,
@@ -83,6 +142,7 @@ pub fn speed_and_link(
             .y_labels(2)
             .draw()
             .map_err(err)?;
+        draw_entry_bands(&mut c2, entries, (-0.1, 1.1), false)?;
         // A step line: hold each value until the next sample.
         let mut steps = Vec::new();
         for w in link.windows(2) {
@@ -99,58 +159,114 @@ pub fn speed_and_link(
     Ok(svg)
 }
 
-/// One bar per link period: measured one-way latency (ms) and the profile's (a dash).
-pub fn latency_per_period(title: &str, periods: &[(String, Option<f64>, f64)]) -> PlotResult {
+/// One period of a link as the latency plot draws it: the profile's expected one-way latency
+/// with the band its verdict accepts, or an outage (a drop: nothing may answer).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ExpectedPeriod {
+    /// Start (s of simulation time from the timeline's start).
+    pub from_s: f64,
+    /// End (s).
+    pub to_s: f64,
+    /// The profile's name.
+    pub profile: String,
+    /// The expected latency and the deviation its verdict accepts (ms); `None`: a drop.
+    pub latency_ms: Option<(f64, f64)>,
+}
+
+/// One link's one-way latency over time: a point per probe window (half the mean round trip
+/// of its answers; a window nothing answered is a cross on the time axis, not a latency),
+/// over each period's accepted band (green) or its outage (grey), with the timeline's
+/// `entries` as shaded bands.
+pub fn latency_over_time(
+    title: &str,
+    windows: &[(f64, Option<f64>)],
+    periods: &[ExpectedPeriod],
+    entries: &[EntryBand],
+) -> PlotResult {
     let mut svg = String::new();
     {
-        let root = SVGBackend::with_string(&mut svg, (900, 360)).into_drawing_area();
+        let root = SVGBackend::with_string(&mut svg, (900, 380)).into_drawing_area();
         root.fill(&WHITE).map_err(err)?;
-        let n = periods.len().max(1);
-        let (_, ymax) = range(
-            periods
+        let (t0, t1) = range(
+            windows
                 .iter()
-                .flat_map(|p| [p.1.unwrap_or(0.0), p.2])
-                .chain([1.0]),
-            0.15,
+                .map(|w| w.0)
+                .chain(periods.iter().flat_map(|p| [p.from_s, p.to_s]))
+                .chain(entries.iter().flat_map(|e| [e.from_s, e.to_s])),
+            0.0,
+            1.0,
+        );
+        let (_, ymax) = range(
+            windows
+                .iter()
+                .filter_map(|w| w.1)
+                .chain(
+                    periods
+                        .iter()
+                        .filter_map(|p| p.latency_ms.map(|(l, tol)| l + tol)),
+                )
+                .chain([0.0, 1.0]),
+            0.1,
             1.0,
         );
         let mut c = ChartBuilder::on(&root)
             .caption(title, ("sans-serif", 20))
             .margin(10)
-            .x_label_area_size(40)
-            .y_label_area_size(50)
-            .build_cartesian_2d(0.0..n as f64, 0.0..ymax)
+            .x_label_area_size(35)
+            .y_label_area_size(55)
+            .build_cartesian_2d(t0..t1, 0.0..ymax)
             .map_err(err)?;
-        let labels: Vec<String> = periods.iter().map(|p| p.0.clone()).collect();
         c.configure_mesh()
-            .disable_x_mesh()
-            .x_labels(n + 1)
-            .x_label_formatter(&|x| {
-                let i = x.floor() as usize;
-                if (x - x.floor() - 0.0).abs() < 1e-9 {
-                    labels.get(i).cloned().unwrap_or_default()
-                } else {
-                    String::new()
-                }
-            })
+            .x_desc("simulation time from the timeline's start (s)")
             .y_desc("one-way latency (ms)")
             .draw()
             .map_err(err)?;
-        for (i, (_, measured, expected)) in periods.iter().enumerate() {
-            let x = i as f64;
-            if let Some(m) = measured {
-                c.draw_series(std::iter::once(Rectangle::new(
-                    [(x + 0.2, 0.0), (x + 0.8, *m)],
-                    BLUE.mix(0.6).filled(),
-                )))
-                .map_err(err)?;
+        for p in periods {
+            match p.latency_ms {
+                Some((latency, tolerance)) => {
+                    c.draw_series(std::iter::once(Rectangle::new(
+                        [
+                            (p.from_s, (latency - tolerance).max(0.0)),
+                            (p.to_s, latency + tolerance),
+                        ],
+                        GREEN.mix(0.25).filled(),
+                    )))
+                    .map_err(err)?;
+                    c.draw_series(LineSeries::new(
+                        vec![(p.from_s, latency), (p.to_s, latency)],
+                        GREEN.stroke_width(2),
+                    ))
+                    .map_err(err)?;
+                }
+                None => {
+                    c.draw_series(std::iter::once(Rectangle::new(
+                        [(p.from_s, 0.0), (p.to_s, ymax)],
+                        BLACK.mix(0.15).filled(),
+                    )))
+                    .map_err(err)?;
+                    c.draw_series(std::iter::once(Text::new(
+                        format!("outage ({})", p.profile),
+                        (p.from_s, ymax * 0.9),
+                        ("sans-serif", 12),
+                    )))
+                    .map_err(err)?;
+                }
             }
-            c.draw_series(LineSeries::new(
-                vec![(x + 0.1, *expected), (x + 0.9, *expected)],
-                RED.stroke_width(3),
-            ))
-            .map_err(err)?;
         }
+        draw_entry_bands(&mut c, entries, (0.0, ymax), true)?;
+        c.draw_series(
+            windows
+                .iter()
+                .filter_map(|&(t, latency)| latency.map(|l| Circle::new((t, l), 2, BLUE.filled()))),
+        )
+        .map_err(err)?;
+        c.draw_series(
+            windows
+                .iter()
+                .filter(|w| w.1.is_none())
+                .map(|&(t, _)| Cross::new((t, 0.0), 4, RED.stroke_width(1))),
+        )
+        .map_err(err)?;
         root.present().map_err(err)?;
     }
     Ok(svg)
@@ -260,17 +376,44 @@ mod tests {
     fn plots_render_svg() {
         let speed: Vec<(f64, f64)> = (0..100).map(|i| (i as f64 * 0.5, 0.8)).collect();
         let link = vec![(0.0, 1.0), (14.0, 0.0), (42.0, 1.0)];
-        let s = speed_and_link("ugv1", &speed, &link, &[(10.0, "link_outage".into())]).unwrap();
-        assert!(s.starts_with("<svg") && s.contains("ugv1"));
-        let l = latency_per_period(
-            "latency",
+        let outage = [EntryBand {
+            from_s: 10.0,
+            to_s: 40.0,
+            name: "link_outage".into(),
+        }];
+        let s = speed_and_link("ugv1", &speed, &link, &outage).unwrap();
+        assert!(s.starts_with("<svg") && s.contains("ugv1") && s.contains("link_outage"));
+        let windows: Vec<(f64, Option<f64>)> = (0..60)
+            .map(|i| {
+                let t = i as f64;
+                (
+                    t,
+                    (!(10.0..40.0).contains(&t)).then_some(60.0 + (i % 5) as f64),
+                )
+            })
+            .collect();
+        let l = latency_over_time(
+            "link ugv1: one-way latency",
+            &windows,
             &[
-                ("configured".into(), Some(61.0), 60.0),
-                ("drop".into(), None, 0.0),
+                ExpectedPeriod {
+                    from_s: 0.0,
+                    to_s: 10.0,
+                    profile: "lte_rural".into(),
+                    latency_ms: Some((60.0, 6.0)),
+                },
+                ExpectedPeriod {
+                    from_s: 10.0,
+                    to_s: 40.0,
+                    profile: "drop".into(),
+                    latency_ms: None,
+                },
             ],
+            &outage,
         )
         .unwrap();
-        assert!(l.contains("<rect"));
+        assert!(l.contains("<rect") && l.contains("outage (drop)") && l.contains("link_outage"));
+        assert!(l.contains("<circle"), "a point per answered window");
         let w = World::from_yaml(
             "w.yaml",
             "name: w\norigin: {latitude_deg: 1, longitude_deg: 2, altitude_m: 0}\nbounds: {min: [-5, -5], max: [5, 5]}\nobstacles:\n  - {name: p, shape: circle, center: [1, 1], radius_m: 0.5}\n  - {name: b, shape: box, center: [-2, 0], size_m: [1, 2], yaw_deg: 30}\n",

@@ -208,7 +208,8 @@ pub struct Timeouts {
     pub ready_s: Secs,
     /// The ground station's ready line.
     pub ground_s: Secs,
-    /// The whole run (wall clock), bring-up to teardown.
+    /// The whole run (wall clock at real time), bring-up to teardown; a run at a real-time
+    /// factor f below 1 gets run_s / f.
     pub run_s: Secs,
     /// The simulation clock not advancing during the timeline (wall clock): the simulator
     /// stalled, or its `/clock` no longer reaches the runner. The run ends as not run.

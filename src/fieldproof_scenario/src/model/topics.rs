@@ -238,10 +238,10 @@ pub fn heartbeat_topic(v: &Vehicle) -> Option<String> {
     let hb = heartbeat(v)?;
     // As ROS resolves it: an absolute topic stays as it is, a relative one goes under the
     // vehicle's namespace (what link_monitor subscribes and the ground station publishes).
-    Some(match hb.topic.strip_prefix('/') {
-        Some(absolute) => format!("/{absolute}"),
-        None => format!("{}/{}", v.topic_prefix(), hb.topic),
-    })
+    Some(fieldproof_link::bringup::resolve_topic(
+        &v.topic_prefix(),
+        &hb.topic,
+    ))
 }
 
 /// The topic the ground station's measurement windows are recorded on.

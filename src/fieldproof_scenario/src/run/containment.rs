@@ -72,7 +72,7 @@ impl Containment {
                 )),
             }
         }
-        let backend = fieldproof_link::tc::select_backend(None);
+        let backend = fieldproof_link::tc::select_backend(net.section.backend.forced());
         let names: Vec<String> = s.vehicles.iter().map(|v| v.name.clone()).collect();
         let cfg = EmulatorConfig {
             seed: Some(seed),
@@ -80,7 +80,7 @@ impl Containment {
         };
         let mut shaper = LinkShaper::start(run_id, &names, net.clone(), backend, cfg, unix_now())
             .map_err(|e| format!("network: {e}"))?;
-        shaper.keep(o.keep);
+        shaper.keep(o.keep).map_err(|e| format!("--keep: {e}"))?;
         containment.shaper = Some(shaper);
         // The runner observes from the world namespace, beside the simulator.
         let ns = world_ns.expect("a network");

@@ -57,6 +57,10 @@ pub(super) fn network_evidence(
             .collect();
         let start = outcome.timeline_start_unix.unwrap_or(started_unix);
         let end_s = outcome.timeline_end_unix.map(|e| e - start);
+        // The link analysis counts wall-clock seconds; the report's plots, simulation time.
+        let sim_per_wall = end_s
+            .filter(|wall| *wall > 0.0 && outcome.end_s > 0.0)
+            .map(|wall| outcome.end_s / wall);
         match analysis::analyse(net, &windows, &outcome.changes, start, end_s) {
             Ok(rep) => {
                 let (w, fails) = analysis::apply_verify(&rep, net.section.verify);
@@ -70,6 +74,7 @@ pub(super) fn network_evidence(
                     "topology": shaper.topology(),
                     "ground_station": {"netns": fieldproof_link::netns::radio_ns(run_id), "address": fieldproof_link::netns::GROUND_ADDR.to_string()},
                     "windows": windows.len(),
+                    "sim_s_per_wall_s": sim_per_wall,
                     "changes": outcome.changes,
                     "periods": rep,
                     "traffic": traffic,
@@ -188,6 +193,9 @@ pub(super) fn hand_off(h: Handoff) -> RunSummary {
             }
         }
     }
+    if let Some(checks) = &outcome.contracts {
+        reasons.extend(super::contracts::reasons(checks));
+    }
     for p in &processes.procs {
         match p.unexpected_exit() {
             Some(Err(failure)) => reasons.push(failure),
@@ -256,6 +264,20 @@ pub(super) fn hand_off(h: Handoff) -> RunSummary {
             })
             .collect(),
         network: network_json,
+        contracts: outcome.contracts.as_ref().map(|checks| {
+            Json::Object(
+                checks
+                    .iter()
+                    .map(|(vehicle, check)| {
+                        let value = match check {
+                            Ok(report) => serde_json::to_value(report).unwrap_or(Json::Null),
+                            Err(why) => json!({ "error": why }),
+                        };
+                        (vehicle.clone(), value)
+                    })
+                    .collect(),
+            )
+        }),
         processes: processes.procs.iter().map(|p| p.record(sampler)).collect(),
         resources: Some(resources),
         recording,

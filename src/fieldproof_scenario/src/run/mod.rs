@@ -16,11 +16,14 @@
 //! 2. [`containment`]: private and per-vehicle network namespaces, links, cleanup guard;
 //! 3. [`recorder`]: `recording.mcap` and the samples;
 //! 4. [`processes`]: start, readiness, stop (by `fieldproof_launch`'s stop policy);
-//! 5. [`timeline`]: the DDS part — readiness wait, then the timeline's actions;
+//! 5. [`timeline`]: the DDS part — readiness wait, the bundles' [`contracts`] (with
+//!    `--check-contracts`), then the timeline's actions;
 //! 6. teardown, then [`handoff`]: network evidence, assertions, run.json, reports.
 
 mod containment;
+pub mod contracts;
 mod handoff;
+pub mod privilege;
 mod processes;
 mod recorder;
 mod timeline;
@@ -33,6 +36,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use self::containment::Containment;
 use self::handoff::Handoff;
+use self::privilege::{Access, StackUser};
 use self::processes::Processes;
 use self::recorder::Recorder;
 use self::timeline::{DdsOutcome, RunContext, Shared};
@@ -55,6 +59,12 @@ pub struct RunOptions {
     pub real_time_factor: Option<f64>,
     /// Show the progress display.
     pub progress: bool,
+    /// Check every vehicle's bridge bundle against its contract after the bring-up, before
+    /// the timeline (a failed finding fails the run).
+    pub check_contracts: bool,
+    /// The account every process of the run runs as (default
+    /// [`privilege::DEFAULT_USER`]; `root` keeps the runner's privileges).
+    pub user: Option<String>,
 }
 
 /// How a run ended.
@@ -109,6 +119,7 @@ struct Prepared {
     dir: PathBuf,
     specs: Vec<ProcSpec>,
     world_ns: Option<String>,
+    user: Option<StackUser>,
 }
 
 /// Preparation, before anything is created outside the run directory: the run directory
@@ -122,6 +133,8 @@ fn prepare(
     seed: u64,
     rtf: f64,
 ) -> Result<Prepared, RunSummary> {
+    let user = StackUser::resolve(o.user.as_deref().unwrap_or(privilege::DEFAULT_USER))
+        .map_err(|e| could_not_run(None, e))?;
     let dir = o
         .out
         .clone()
@@ -195,11 +208,67 @@ fn prepare(
             ));
         }
     }
+    if let Some(user) = &user {
+        hand_over_to(user, s, &specs, &dir).map_err(|e| could_not_run(Some(dir.clone()), e))?;
+    }
     Ok(Prepared {
         dir,
         specs,
         world_ns,
+        user,
     })
+}
+
+/// Gives the stack's user what its processes write (each vehicle's evidence directory, the
+/// ground station's measurements) and checks that it can reach what they run and read; a
+/// path it cannot reach is refused naming the directory that closes it.
+fn hand_over_to(
+    user: &StackUser,
+    s: &Scenario,
+    specs: &[ProcSpec],
+    dir: &std::path::Path,
+) -> Result<(), String> {
+    for v in &s.vehicles {
+        user.hand_over(&plan::evidence_dir(dir, &v.name))?;
+    }
+    if s.network.is_some() {
+        let measurements = dir.join("network.jsonl");
+        std::fs::File::create(&measurements)
+            .map_err(|e| format!("{}: {e}", measurements.display()))?;
+        user.hand_over(&measurements)?;
+    }
+    let mut paths: Vec<(PathBuf, Access)> = Vec::new();
+    for spec in specs {
+        // A bare command name (`sh` of a `command:` stack) is found on PATH when it runs.
+        if spec.argv[0].contains('/') {
+            paths.push((PathBuf::from(&spec.argv[0]), Access::Execute));
+        }
+        for (i, word) in spec.argv.iter().enumerate() {
+            if i > 0 && spec.argv[i - 1] == "--params-file" {
+                paths.push((PathBuf::from(word), Access::Read));
+            }
+        }
+    }
+    for v in &s.vehicles {
+        paths.push((plan::evidence_dir(dir, &v.name), Access::Execute));
+    }
+    paths.sort_by(|a, b| a.0.cmp(&b.0));
+    paths.dedup_by(|a, b| a.0 == b.0);
+    let closed = user.unreachable(&paths)?;
+    match closed.first() {
+        None => Ok(()),
+        Some(first) => Err(format!(
+            "--user {}: the account cannot reach {}{} ({} path(s) in all); run scripts/setup \
+             from this checkout (it lets the account through), put the checkout where others \
+             may read, or pass --user root to run the stack with the runner's privileges",
+            user.name,
+            first.display(),
+            privilege::closed_ancestor(first)
+                .map(|d| format!(": {} is closed to others", d.display()))
+                .unwrap_or_default(),
+            closed.len()
+        )),
+    }
 }
 
 /// The progress display (hidden unless asked for).
@@ -234,6 +303,7 @@ pub fn run(s: &Scenario, o: &RunOptions) -> RunSummary {
         dir,
         specs,
         world_ns,
+        user,
     } = match prepare(s, o, &exes, &run_id, seed, rtf) {
         Ok(p) => p,
         Err(summary) => return summary,
@@ -259,7 +329,13 @@ pub fn run(s: &Scenario, o: &RunOptions) -> RunSummary {
     bar.set_message("starting processes");
     let mut sampler = Sampler::new();
     let mut processes = Processes::new(s.raw.timeouts.shutdown_s.get());
-    let started = processes.start_all(&specs, world_ns.as_deref(), &dir.join("logs"), &interrupt);
+    let started = processes.start_all(
+        &specs,
+        world_ns.as_deref(),
+        &dir.join("logs"),
+        user.as_ref(),
+        &interrupt,
+    );
 
     // Readiness and the timeline (the DDS part), with the links and processes lent to it.
     let mut timeline = Timeline::new(s.timeline.clone());
@@ -275,6 +351,13 @@ pub fn run(s: &Scenario, o: &RunOptions) -> RunSummary {
                 shared: &shared,
                 bar: &bar,
                 interrupt: &interrupt,
+                contract_bundles: o.check_contracts.then(|| {
+                    s.vehicles
+                        .iter()
+                        .map(|v| (v.name.clone(), dir.join("bundles").join(&v.name)))
+                        .collect()
+                }),
+                real_time_factor: rtf,
             };
             (outcome, timeline) = timeline::run_dds(&ctx, recorder.clone(), timeline, &mut sampler);
         }
@@ -302,6 +385,15 @@ pub fn run(s: &Scenario, o: &RunOptions) -> RunSummary {
     warnings.extend(network.warnings);
     let resources = sampler.finish();
     drop(containment);
+    if o.keep && s.network.is_some() {
+        let kept = fieldproof_link::netns::namespaces_of(&run_id);
+        let line = format!(
+            "--keep: the run's network namespaces stay until `link_net cleanup --run-id {run_id}`: {}",
+            kept.join(", ")
+        );
+        say(&bar, &line);
+        warnings.push(line);
+    }
     let (recording, store) = recorder::finish(&recorder, s, &dir, &mut outcome, rtf, &mut warnings);
     handoff::hand_off(Handoff {
         scenario: s,

@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 use fieldproof_launch::StopPolicy;
 use nix::sys::signal::Signal;
 
+use super::privilege::StackUser;
 use crate::evidence::ProcessRecord;
 use crate::interrupt::Interrupt;
 use crate::plan::{ProcSpec, Ready};
@@ -54,6 +55,7 @@ impl Processes {
         specs: &[ProcSpec],
         current_ns: Option<&str>,
         logs: &Path,
+        user: Option<&StackUser>,
         interrupt: &Interrupt,
     ) -> Result<(), String> {
         for spec in specs {
@@ -62,9 +64,30 @@ impl Processes {
                     "interrupted by {sig} during the bring-up (starting the processes)"
                 ));
             }
-            self.procs.push(spawn(spec, current_ns, logs)?);
+            self.procs.push(spawn(spec, current_ns, logs, user)?);
         }
         Ok(())
+    }
+
+    /// Makes the real-time threads of the ready processes SCHED_FIFO (the ground station's
+    /// probe thread: an unprivileged process cannot; the runner, with CAP_SYS_NICE, can);
+    /// what could not be done, as warnings.
+    pub(super) fn raise_realtime_threads(&self) -> Vec<String> {
+        let mut warnings = Vec::new();
+        for p in &self.procs {
+            let (Some((thread, priority)), Some(pid)) = (p.spec.realtime_thread, p.pid()) else {
+                continue;
+            };
+            if let Err(e) =
+                fieldproof_link::sys::make_threads_realtime(pid as u32, thread, priority)
+            {
+                warnings.push(format!(
+                    "{}: {e}; its round trips carry the host's scheduling delays",
+                    p.spec.name
+                ));
+            }
+        }
+        warnings
     }
 
     /// The one readiness check: which processes are not ready yet, given the nodes the
@@ -171,6 +194,8 @@ pub(super) struct Proc {
     pub(super) started: Instant,
     pub(super) ready_after: Option<f64>,
     pub(super) log: PathBuf,
+    /// The account it runs as.
+    pub(super) user: String,
     pub(super) exit: Option<std::process::ExitStatus>,
     /// When it exited, in seconds of the timeline (exits during the timeline only).
     pub(super) exited_at_s: Option<f64>,
@@ -228,6 +253,7 @@ impl Proc {
             name: self.spec.name.clone(),
             netns: self.spec.netns.clone(),
             command: self.spec.argv.clone(),
+            user: self.user.clone(),
             pid: self.child.as_ref().map(|c| c.id()),
             ready_after_s: self.ready_after,
             exit_code: self.exit.and_then(|e| e.code()),
@@ -245,13 +271,26 @@ impl Proc {
 }
 
 /// Starts one process as a supervised child (fieldproof_launch), in its network namespace
-/// (`ip netns exec`) unless the runner is already there, its output in `logs/<name>.log`.
+/// (`ip netns exec`) unless the runner is already there, as `user` when one is given (see
+/// [`super::privilege`]), its output in `logs/<name>.log`.
 pub(super) fn spawn(
     spec: &ProcSpec,
     current_ns: Option<&str>,
     logs: &Path,
+    user: Option<&StackUser>,
 ) -> Result<Proc, String> {
     let mut argv = spec.argv.clone();
+    let mut env = spec.env.clone();
+    if let Some(user) = user {
+        let mut dropped = user.drop_prefix();
+        dropped.extend(argv);
+        argv = dropped;
+        // A vehicle's processes write in its evidence directory, which is the user's.
+        if let Some((_, dir)) = env.iter().find(|(k, _)| k == crate::plan::EVIDENCE_DIR_ENV) {
+            let home = PathBuf::from(dir);
+            env.extend(user.environment(&home));
+        }
+    }
     if let Some(ns) = &spec.netns {
         if Some(ns.as_str()) != current_ns {
             let mut a = vec!["ip".to_string(), "netns".into(), "exec".into(), ns.clone()];
@@ -267,7 +306,7 @@ pub(super) fn spawn(
         .stdin(Stdio::null())
         .stderr(Stdio::from(err_file))
         .env("RCUTILS_COLORIZED_OUTPUT", "0")
-        .envs(spec.env.iter().map(|(k, v)| (k, v)));
+        .envs(env.iter().map(|(k, v)| (k, v)));
     fieldproof_launch::child::supervised(&mut cmd);
     cmd.stdout(Stdio::from(file));
     let child = cmd
@@ -279,6 +318,7 @@ pub(super) fn spawn(
         started: Instant::now(),
         ready_after: None,
         log,
+        user: user.map_or_else(|| "root".to_string(), |u| u.name.clone()),
         exit: None,
         exited_at_s: None,
         killed_by: None,
@@ -303,8 +343,9 @@ mod tests {
             argv: vec!["sh".into(), "-c".into(), script.into()],
             env,
             ready: Ready::Started,
+            realtime_thread: None,
         };
-        let mut p = spawn(&spec, None, dir).unwrap();
+        let mut p = spawn(&spec, None, dir, None).unwrap();
         p.exit = p.child.as_mut().unwrap().wait().ok();
         p
     }

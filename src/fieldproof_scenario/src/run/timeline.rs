@@ -51,6 +51,8 @@ pub(super) struct DdsOutcome {
     pub(super) warnings: Vec<String>,
     /// A recording problem met during the run.
     pub(super) recording_error: Option<String>,
+    /// With `--check-contracts`: each vehicle's contract check.
+    pub(super) contracts: Option<Vec<super::contracts::VehicleCheck>>,
 }
 
 /// A parameter setting as `rcl_interfaces` carries it (through the runtime's
@@ -140,6 +142,21 @@ pub(super) struct RunContext<'a, 'b> {
     pub(super) shared: &'a Mutex<Shared<'b>>,
     pub(super) bar: &'a ProgressBar,
     pub(super) interrupt: &'a Interrupt,
+    /// With `--check-contracts`: each vehicle's bundle to check before the timeline.
+    pub(super) contract_bundles: Option<Vec<(String, std::path::PathBuf)>>,
+    /// The simulation's real-time factor (what the wall-clock limits scale by).
+    pub(super) real_time_factor: f64,
+}
+
+/// The wall-clock limit of a run: `timeouts.run_s` holds at real time; a run slowed to a
+/// real-time factor below 1 needs that much longer for the same timeline.
+pub(super) fn run_limit(run_s: f64, real_time_factor: f64) -> Duration {
+    let slowdown = if real_time_factor > 0.0 && real_time_factor < 1.0 {
+        1.0 / real_time_factor
+    } else {
+        1.0
+    };
+    Duration::from_secs_f64(run_s * slowdown)
 }
 
 /// What the timeline acts on while it runs: the links and the processes, lent by their
@@ -294,7 +311,8 @@ async fn dds_body(
     let managed = shared.lock().expect("shared").processes.managed_nodes();
     let mut active_nodes: Vec<String> = Vec::new();
     let mut activations: futures::stream::FuturesUnordered<_> = managed
-        .into_iter()
+        .iter()
+        .cloned()
         .map(|fqn| {
             let node = &node;
             let limit = Duration::from_secs_f64(s.raw.timeouts.ground_s.get());
@@ -376,6 +394,21 @@ async fn dds_body(
             .map(|(n, _)| n.as_str())
             .collect();
         if !late.is_empty() || (!clock_ok && now > ready_deadline) {
+            if now > ground_deadline {
+                // A managed node still waited for is past its own timeout too; its wait's
+                // timer ends a moment after this deadline, so its result may not be in yet.
+                for fqn in &managed {
+                    let said = format!("{fqn} never reported ACTIVE");
+                    if !active_nodes.contains(fqn)
+                        && !out.warnings.iter().any(|w| w.starts_with(&said))
+                    {
+                        out.warnings.push(format!(
+                            "{said} within timeouts.ground_s ({} s)",
+                            s.raw.timeouts.ground_s.get()
+                        ));
+                    }
+                }
+            }
             let mut who: Vec<String> = late.iter().map(|s| s.to_string()).collect();
             if !clock_ok {
                 who.push("simulator (/clock)".into());
@@ -403,6 +436,21 @@ async fn dds_body(
         }
     }
     drop(activations);
+    // The ground station's probe thread, real-time from here on (it cannot make itself so).
+    out.warnings.extend(
+        shared
+            .lock()
+            .expect("shared")
+            .processes
+            .raise_realtime_threads(),
+    );
+    // The bundles' contracts, before the timeline.
+    if let Some(bundles) = &ctx.contract_bundles {
+        bar.set_message("checking the bridge bundles' contracts");
+        let checks = super::contracts::check(node, bundles).await;
+        say(bar, super::contracts::summary_line(&checks));
+        out.contracts = Some(checks);
+    }
     // The timeline.
     say(
         bar,
@@ -417,7 +465,8 @@ async fn dds_body(
     out.t0_ns = Some(t0);
     let start_unix = unix_now();
     out.timeline_start_unix = Some(start_unix);
-    let run_deadline = t_start + Duration::from_secs_f64(s.raw.timeouts.run_s.get());
+    let run_limit = run_limit(s.raw.timeouts.run_s.get(), ctx.real_time_factor);
+    let run_deadline = t_start + run_limit;
     let mut clock_watch = ClockWatch::new(
         t0,
         Instant::now(),
@@ -447,8 +496,9 @@ async fn dds_body(
         }
         if Instant::now() > run_deadline {
             out.error = Some(format!(
-                "the run did not end within timeouts.run_s ({} s of wall clock): the timeline reached {now_s:.1} of {} s",
-                s.raw.timeouts.run_s.get(),
+                "the run did not end within timeouts.run_s ({} s of wall clock at real-time factor {}): the timeline reached {now_s:.1} of {} s",
+                run_limit.as_secs_f64(),
+                ctx.real_time_factor,
                 s.duration_s
             ));
             break;
@@ -760,6 +810,15 @@ impl ClockWatch {
 mod tests {
     use super::*;
     use crate::model::PoseSpec;
+
+    #[test]
+    fn a_slowed_run_gets_a_proportionally_longer_limit() {
+        assert_eq!(run_limit(900.0, 1.0), Duration::from_secs(900));
+        assert_eq!(run_limit(900.0, 4.0), Duration::from_secs(900));
+        assert_eq!(run_limit(900.0, 0.1), Duration::from_secs(9000));
+        // As fast as possible (0): the limit as given.
+        assert_eq!(run_limit(900.0, 0.0), Duration::from_secs(900));
+    }
 
     #[test]
     fn a_clock_that_stops_advancing_ends_the_run_after_the_limit() {

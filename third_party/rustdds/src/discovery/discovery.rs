@@ -1095,6 +1095,25 @@ impl Discovery {
       self.sedp_receive_topic_data(Some(guid_prefix));
       self.sedp_receive_subscription(Some(guid_prefix));
       self.sedp_receive_publication(Some(guid_prefix));
+
+      // A participant back after its lease expired (an outage longer than its lease):
+      // update_participant restored its readers and writers from the attic into the DB, but
+      // the local endpoints dropped them when the participant was lost, and the samples that
+      // announced them are not read again (our discovery readers already hold them: a
+      // resent one is a duplicate). Without this, a local reader never again matched the
+      // remote writer: the failsafe never heard the ground after a 75-s drop.
+      let (readers, writers) =
+        discovery_db_read(&self.discovery_db).endpoints_of_participant(guid_prefix);
+      for discovered_reader_data in readers {
+        self.send_discovery_notification(DiscoveryNotificationType::ReaderUpdated {
+          discovered_reader_data,
+        });
+      }
+      for discovered_writer_data in writers {
+        self.send_discovery_notification(DiscoveryNotificationType::WriterUpdated {
+          discovered_writer_data,
+        });
+      }
       debug!("Participant rediscovery finished");
     }
   }

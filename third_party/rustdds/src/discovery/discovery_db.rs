@@ -250,6 +250,26 @@ impl DiscoveryDB {
     }
   }
 
+  /// The remote readers and writers of participant `guid_prefix` that the DB holds (after a
+  /// rediscovery: also those restored from the attic).
+  pub fn endpoints_of_participant(
+    &self,
+    guid_prefix: GuidPrefix,
+  ) -> (Vec<DiscoveredReaderData>, Vec<DiscoveredWriterData>) {
+    (
+      self
+        .external_topic_readers
+        .range(guid_prefix.range())
+        .map(|(_, d)| d.clone())
+        .collect(),
+      self
+        .external_topic_writers
+        .range(guid_prefix.range())
+        .map(|(_, d)| d.clone())
+        .collect(),
+    )
+  }
+
   pub fn find_participant_proxy(
     &self,
     guid_prefix: GuidPrefix,
