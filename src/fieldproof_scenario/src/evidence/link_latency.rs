@@ -5,7 +5,7 @@
 use super::plots::{self, EntryBand, ExpectedPeriod};
 use super::RunRecord;
 use crate::store::Store;
-use fieldproof_link::analysis::{Measurement, Window, LATENCY_FLOOR_MS, LATENCY_TOLERANCE};
+use fieldproof_link::analysis::{latency_tolerance_ms, Measurement, Window};
 use serde_json::Value as Json;
 
 /// The probe windows of `link` on the network topic: (time, one-way latency as the link
@@ -39,12 +39,14 @@ pub(super) fn periods(link_report: &Json, end_s: f64, sim_per_wall: f64) -> Vec<
             let expected = &p["expected"];
             let drop = expected["loss_pct"].as_f64().is_some_and(|l| l >= 100.0);
             let latency = expected["latency_ms"].as_f64().unwrap_or(0.0);
+            let jitter = expected["jitter_ms"].as_f64().unwrap_or(0.0);
+            let replies = p["measurement"]["replies"].as_u64().unwrap_or(0);
             ExpectedPeriod {
                 from_s,
                 to_s,
                 profile: p["profile"].as_str().unwrap_or("?").to_string(),
                 latency_ms: (!drop)
-                    .then(|| (latency, (latency * LATENCY_TOLERANCE).max(LATENCY_FLOOR_MS))),
+                    .then(|| (latency, latency_tolerance_ms(latency, jitter, replies))),
             }
         })
         .collect()
@@ -123,7 +125,8 @@ mod tests {
     fn periods_are_placed_in_simulation_time_with_the_verdicts_band() {
         let report = json!({"periods": [
             {"profile": "lte_rural", "from_s": null, "to_s": 8.0,
-             "expected": {"latency_ms": 60.0, "loss_pct": 1.0}},
+             "expected": {"latency_ms": 60.0, "jitter_ms": 20.0, "loss_pct": 1.0},
+             "measurement": {"replies": 30}},
             {"profile": "drop", "from_s": 8.0, "to_s": 38.0,
              "expected": {"latency_ms": 0.0, "loss_pct": 100.0}},
             {"profile": "lan", "from_s": 38.0, "to_s": null,
@@ -137,7 +140,8 @@ mod tests {
                     from_s: 0.0,
                     to_s: 2.0,
                     profile: "lte_rural".into(),
-                    latency_ms: Some((60.0, 6.0)),
+                    // 30 replies of a 20 ms jitter: three standard errors, 7.75 ms.
+                    latency_ms: Some((60.0, latency_tolerance_ms(60.0, 20.0, 30))),
                 },
                 ExpectedPeriod {
                     from_s: 2.0,
@@ -149,7 +153,7 @@ mod tests {
                     from_s: 9.5,
                     to_s: 25.0,
                     profile: "lan".into(),
-                    latency_ms: Some((1.0, LATENCY_FLOOR_MS)),
+                    latency_ms: Some((1.0, fieldproof_link::analysis::LATENCY_FLOOR_MS)),
                 },
             ]
         );
