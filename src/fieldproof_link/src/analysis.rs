@@ -614,7 +614,10 @@ mod tests {
         };
         // 30 replies: 3 × 20 / √60 = 7.75 ms > 6 ms. The CI run's matching link passes.
         assert!((latency_tolerance_ms(60.0, 20.0, 30) - 7.746).abs() < 1e-3);
-        assert_eq!(judge("a", "x", &lte_rural, &m(66.18, 30)).0, Verdict::Passed);
+        assert_eq!(
+            judge("a", "x", &lte_rural, &m(66.18, 30)).0,
+            Verdict::Passed
+        );
         // 100 replies: 4.24 ms, below 10 %: the spec's 6 ms decides again.
         assert_eq!(latency_tolerance_ms(60.0, 20.0, 100), 6.0);
         let (v, r) = judge("ugv1", "lte_rural", &lte_rural, &m(66.18, 100));
@@ -670,7 +673,10 @@ mod tests {
         }
         let rate = |n: i32| n as f64 / periods as f64;
         assert!(rate(failed) < 0.006, "{failed} of {periods}");
-        assert!(rate(failed_by_ten_percent) > 0.01, "{failed_by_ten_percent}");
+        assert!(
+            rate(failed_by_ten_percent) > 0.01,
+            "{failed_by_ten_percent}"
+        );
     }
 
     #[test]
