@@ -26,7 +26,17 @@ pub const MALFORMED_LOG_PERIOD: Duration = Duration::from_secs(5);
 pub(crate) fn with_type_hash<M: RosMessage>(
     topic_qos: rustdds::QosPolicies,
 ) -> rustdds::QosPolicies {
-    match fieldproof_msgs::type_hash::user_data(M::TYPE_NAME) {
+    with_type_hash_of(M::TYPE_NAME, topic_qos)
+}
+
+/// [`with_type_hash`] for a type named at run time: a builtin topic's
+/// (`rcl_interfaces/msg/Log`) or a service's (`rcl_interfaces/srv/GetParameters`: both
+/// endpoints of a service announce the service type's hash). An unknown type announces none.
+pub(crate) fn with_type_hash_of(
+    type_name: &str,
+    topic_qos: rustdds::QosPolicies,
+) -> rustdds::QosPolicies {
+    match fieldproof_msgs::type_hash::user_data(type_name) {
         Ok(user_data) => topic_qos.with_user_data(user_data),
         Err(_) => topic_qos,
     }
