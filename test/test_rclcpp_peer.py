@@ -44,6 +44,14 @@ def imu_roundtrip(rig_env) -> pathlib.Path:
     return exe
 
 
+@pytest.fixture(scope="module")
+def generic_roundtrip(imu_roundtrip) -> pathlib.Path:
+    """The package's generic peer (any type, as serialized CDR), built with imu_roundtrip."""
+    exe = imu_roundtrip.parent / "generic_roundtrip"
+    assert exe.is_file(), f"colcon built no {exe}"
+    return exe
+
+
 def test_rclcpp_imu_through_relay_field_equal_and_type_hash_announced(rig_env, imu_roundtrip):
     domain = 64
     with our_node(domain, "-r", "__ns:=/ugv1", "-p", "ros_type:=sensor_msgs/msg/Imu",
