@@ -159,8 +159,8 @@ impl Graph {
         self.changed.notify(usize::MAX);
     }
 
-    /// Creates the `ros_discovery_info` reader, announcing its type's hash (transient local, so existing participants
-    /// are seen at once).
+    /// Creates the `ros_discovery_info` reader (transient local, so existing participants
+    /// are seen at once), announcing its type's hash.
     pub(crate) fn discovery_reader(
         dp: &rustdds::DomainParticipant,
     ) -> Result<DiscoveryReader, rustdds::dds::CreateError> {
