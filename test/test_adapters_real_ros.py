@@ -1,8 +1,11 @@
 """Every adapter of the bridge, and link_monitor, between real ROS 2 Jazzy peers, both ways: an
-rclpy node and an rclcpp node (rclcpp's generic publisher and subscription, test/rclcpp_peer)
-publish into our node and subscribe to what it publishes. Each case checks what the node must
-do to the messages (the adapter's transform, a cap, a throttle, a watchdog) and that the peer
-read the type hash the rig's rosidl generated on every endpoint of ours.
+rclpy node and an rclcpp node publish into our node and subscribe to what it publishes. The
+rclcpp peer (rclcpp's generic publisher and subscription) is test/rclcpp_peer, a small
+ament_cmake package built against the rig with colcon into build/rclcpp_peer/. Each case
+checks what the node must do to the messages (passed field-equal, the adapter's transform, a
+cap, a throttle, a watchdog), that the peer read the type hash the rig's rosidl generated on
+each endpoint of ours, and that rmw_cyclonedds_cpp warned of no endpoint of ours without one
+(services, /rosout, /parameter_events and ros_discovery_info included).
 
 The messages are written as field dicts; test/peers/rclpy_generic.py turns them into messages
 (rclpy) or CDR (for rclcpp) and the rclcpp peer's CDR back into dicts. The rig's environment
@@ -12,15 +15,17 @@ network namespace scripts/test creates."""
 import json
 import math
 import pathlib
+import random
+import shutil
 import subprocess
+import sys
 from dataclasses import dataclass
 from typing import Callable
 
 import pytest
 
-from nodes import NodeProcess
+from nodes import ROOT, NodeProcess
 from test_real_ros import CYCLONE_RMW, PEERS, RIG, SYSTEM_PYTHON, TYPE_HASH_WARNING, rig_env  # noqa: F401
-from test_rclcpp_peer import generic_roundtrip, imu_roundtrip  # noqa: F401
 
 pytestmark = pytest.mark.real_ros
 
@@ -28,6 +33,29 @@ GENERIC = PEERS / "rclpy_generic.py"
 NAMESPACE = "/ugv1"
 # The first domain of this module; each (case, peer) pair takes the next one.
 FIRST_DOMAIN = 200
+PACKAGE = ROOT / "test/rclcpp_peer"
+BUILD = ROOT / "build/rclcpp_peer"
+COLCON = pathlib.Path(sys.executable).parent / "colcon"
+
+
+@pytest.fixture(scope="module")
+def generic_roundtrip(rig_env) -> pathlib.Path:
+    """The rclcpp peer's executable, built (incrementally) with colcon in the rig's environment."""
+    missing = [tool for tool in ("cmake", "g++") if shutil.which(tool, path=rig_env["PATH"]) is None]
+    if missing:
+        pytest.skip(f"building the rclcpp peer needs {', '.join(missing)} (scripts/setup installs them "
+                    "beside the rig)")
+    build = subprocess.run(
+        [str(COLCON), "--log-base", str(BUILD / "log"), "build", "--base-paths", str(PACKAGE),
+         "--build-base", str(BUILD / "build"), "--install-base", str(BUILD / "install"),
+         "--event-handlers", "console_cohesion-", "status-", "summary-",
+         "--cmake-args", "-DPython3_EXECUTABLE=/usr/bin/python3", "-DCMAKE_BUILD_TYPE=Release"],
+        env=rig_env, capture_output=True, text=True, timeout=600)
+    log = BUILD / "log/latest_build/fieldproof_rclcpp_peer/stdout_stderr.log"
+    assert build.returncode == 0, f"{build.stdout}{build.stderr}\n{log.read_text() if log.exists() else ''}"
+    exe = BUILD / "install/fieldproof_rclcpp_peer/lib/fieldproof_rclcpp_peer/generic_roundtrip"
+    assert exe.is_file(), f"colcon built no {exe}"
+    return exe
 
 
 @dataclass
@@ -59,6 +87,22 @@ def imu(index: int) -> dict:
     message["angular_velocity"] = {"x": 0.01 * index, "y": 0.02, "z": -0.03}
     message["linear_acceleration"] = {"x": 0.5, "y": -0.25 * index, "z": 9.81}
     return message
+
+
+def random_imu(rng: random.Random, index: int) -> dict:
+    """A whole Imu, every field set, for a field-for-field comparison."""
+    message = stamped(1000 + index, rng.randrange(1_000_000_000), f"imu_link_{index % 3}")
+    message["orientation"] = dict(zip("xyzw", (rng.uniform(-1, 1) for _ in range(4))))
+    for vector in ("angular_velocity", "linear_acceleration"):
+        message[vector] = dict(zip("xyz", (rng.uniform(-10, 10) for _ in range(3))))
+    for covariance in ("orientation_covariance", "angular_velocity_covariance", "linear_acceleration_covariance"):
+        message[covariance] = [rng.uniform(-1, 1) for _ in range(9)]
+    return message
+
+
+def check_field_equal(sent: list[dict], received: list[dict]) -> None:
+    assert len(received) == len(sent), f"{len(received)} of {len(sent)} came out"
+    assert received == sent, "messages differ after our node"
 
 
 def diagonal(variance: float) -> list:
@@ -134,7 +178,12 @@ def check_link_monitor(sent: list[dict], received: list[dict]) -> None:
     assert received == [{"data": False}], received
 
 
+IMU_RNG = random.Random(21)
 CASES = [
+    Case("relay", "fieldproof_bridge", "relay",
+         ["ros_type:=sensor_msgs/msg/Imu", "input:=imu_raw", "output:=imu"],
+         "sensor_msgs/msg/Imu", "imu_raw", "imu", [stamped(1, 0, "primer")]
+         + [random_imu(IMU_RNG, index) for index in range(50)], 1.5, check_field_equal),
     Case("imu_adapter", "fieldproof_bridge", "imu_adapter",
          ["gyro_stddev_radps:=0.02", "accel_stddev_mps2:=0.1", "orientation_stddev_rad:=0.01",
           "input:=imu_raw", "output:=imu"],
@@ -207,7 +256,7 @@ def qualified(topic: str) -> str:
 
 @pytest.mark.parametrize("peer", ["rclpy", "rclcpp"])
 @pytest.mark.parametrize("case", CASES, ids=[case.name for case in CASES])
-def test_a_real_ros_peer_exchanges_messages_with_our_node(rig_env, generic_roundtrip, case, peer):
+def test_a_real_ros_peer_exchanges_messages_with_our_node(rig_env, request, case, peer):
     domain = FIRST_DOMAIN + 2 * CASES.index(case) + (peer == "rclcpp")
     env = {**rig_env, "ROS_DOMAIN_ID": str(domain)}
     parameters = [argument for value in case.parameters for argument in ("-p", value)]
@@ -216,7 +265,8 @@ def test_a_real_ros_peer_exchanges_messages_with_our_node(rig_env, generic_round
         if peer == "rclpy":
             result, stderr = through_rclpy(case, env)
         else:
-            result, stderr = through_rclcpp(rig_env, case, env, generic_roundtrip)
+            executable = request.getfixturevalue("generic_roundtrip")  # built only for rclcpp
+            result, stderr = through_rclcpp(rig_env, case, env, executable)
         assert ours.alive(), ours.output()
     assert result["primed"], f"nothing came out of {case.executable}\n{stderr}\n{ours.output()}"
     case.check(case.messages[1:], result["received"])
