@@ -16,15 +16,13 @@ import json
 import math
 import pathlib
 import random
-import shutil
 import subprocess
-import sys
 from dataclasses import dataclass
 from typing import Callable
 
 import pytest
 
-from nodes import ROOT, NodeProcess
+from nodes import ROOT, NodeProcess, colcon_build_against_rig
 from test_real_ros import CYCLONE_RMW, PEERS, RIG, SYSTEM_PYTHON, TYPE_HASH_WARNING, rig_env  # noqa: F401
 
 pytestmark = pytest.mark.real_ros
@@ -35,25 +33,13 @@ NAMESPACE = "/ugv1"
 FIRST_DOMAIN = 200
 PACKAGE = ROOT / "test/rclcpp_peer"
 BUILD = ROOT / "build/rclcpp_peer"
-COLCON = pathlib.Path(sys.executable).parent / "colcon"
 
 
 @pytest.fixture(scope="module")
 def generic_roundtrip(rig_env) -> pathlib.Path:
     """The rclcpp peer's executable, built (incrementally) with colcon in the rig's environment."""
-    missing = [tool for tool in ("cmake", "g++") if shutil.which(tool, path=rig_env["PATH"]) is None]
-    if missing:
-        pytest.skip(f"building the rclcpp peer needs {', '.join(missing)} (scripts/setup installs them "
-                    "beside the rig)")
-    build = subprocess.run(
-        [str(COLCON), "--log-base", str(BUILD / "log"), "build", "--base-paths", str(PACKAGE),
-         "--build-base", str(BUILD / "build"), "--install-base", str(BUILD / "install"),
-         "--event-handlers", "console_cohesion-", "status-", "summary-",
-         "--cmake-args", "-DPython3_EXECUTABLE=/usr/bin/python3", "-DCMAKE_BUILD_TYPE=Release"],
-        env=rig_env, capture_output=True, text=True, timeout=600)
-    log = BUILD / "log/latest_build/fieldproof_rclcpp_peer/stdout_stderr.log"
-    assert build.returncode == 0, f"{build.stdout}{build.stderr}\n{log.read_text() if log.exists() else ''}"
-    exe = BUILD / "install/fieldproof_rclcpp_peer/lib/fieldproof_rclcpp_peer/generic_roundtrip"
+    install = colcon_build_against_rig(PACKAGE, BUILD, rig_env, "-DCMAKE_BUILD_TYPE=Release", timeout=600)
+    exe = install / "fieldproof_rclcpp_peer/lib/fieldproof_rclcpp_peer/generic_roundtrip"
     assert exe.is_file(), f"colcon built no {exe}"
     return exe
 
