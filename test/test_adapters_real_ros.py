@@ -196,7 +196,8 @@ CASES = [
     Case("link_monitor", "fieldproof_link", "link_monitor",
          ["timeout_s:=1.0", "heartbeat_topic:=gcs/heartbeat", "state_topic:=link_state"],
          "std_msgs/msg/Header", "gcs/heartbeat", "link_state",
-         [stamped(0, 0, "ground")], 3.0, check_link_monitor, output_type="std_msgs/msg/Bool"),
+         [{"stamp": {"sec": 0, "nanosec": 0}, "frame_id": "ground"}], 3.0, check_link_monitor,
+         output_type="std_msgs/msg/Bool"),
 ]
 
 
