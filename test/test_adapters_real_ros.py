@@ -1,5 +1,6 @@
 """Every adapter of the bridge, and link_monitor, between real ROS 2 Jazzy peers, both ways: an
-rclpy node and an rclcpp node publish into our node and subscribe to what it publishes. The
+rclpy node and an rclcpp node publish into our node and subscribe to what it publishes; and the
+simulator with a vehicle's bundle, driven on cmd_vel and watched on odometry by each peer. The
 rclcpp peer (rclcpp's generic publisher and subscription) is test/rclcpp_peer, a small
 ament_cmake package built against the rig with colcon into build/rclcpp_peer/. Each case
 checks what the node must do to the messages (passed field-equal, the adapter's transform, a
@@ -264,5 +265,46 @@ def test_a_real_ros_peer_exchanges_messages_with_our_node(rig_env, request, case
     if case.input != "-":
         expected[f"subscription {NAMESPACE}/{case.executable} {qualified(case.input)}"] = rig_type_hash(case.ros_type)
     assert result["peer_type_hashes"] == expected
+    untyped = [line for line in stderr.splitlines() if TYPE_HASH_WARNING in line]
+    assert not untyped, "\n".join(untyped)
+
+
+def moved_along_x(sent: list[dict], received: list[dict]) -> None:
+    """2 s of 0.5 m/s forward, then stop: odometry shows the vehicle went straight along +x."""
+    assert len(received) >= 10, f"only {len(received)} odometry messages"
+    first, last = received[0]["pose"]["pose"]["position"], received[-1]["pose"]["pose"]["position"]
+    assert last["x"] - first["x"] > 0.5, f"moved {last['x'] - first['x']:.2f} m along x"
+    assert abs(last["y"] - first["y"]) < 0.05, "straight along +x"
+
+
+SIM_DRIVE = Case("simulator", "fieldproof_sim", "fieldproof_sim", [], "geometry_msgs/msg/Twist",
+                 "cmd_vel", "odom", [twist(0.0)] + [twist(0.5)] * 100 + [twist(0.0)] * 25, 1.5,
+                 moved_along_x, output_type="nav_msgs/msg/Odometry")
+
+
+@pytest.mark.parametrize("peer", ["rclpy", "rclcpp"])
+def test_a_real_ros_peer_drives_the_simulated_vehicle_through_its_bundle(rig_env, request, tmp_path,
+                                                                         monkeypatch, peer):
+    from test_bridge_contract import Vehicle  # the simulator and the bundle's launch, as there
+
+    domain = FIRST_DOMAIN + 2 * len(CASES) + (peer == "rclcpp")
+    monkeypatch.setenv("ROS_DOMAIN_ID", str(domain))
+    monkeypatch.setenv("RMW_IMPLEMENTATION", CYCLONE_RMW)
+    env = {**rig_env, "ROS_DOMAIN_ID": str(domain)}
+    vehicle = Vehicle(tmp_path, NAMESPACE.strip("/"))
+    try:
+        if peer == "rclpy":
+            result, stderr = through_rclpy(SIM_DRIVE, env)
+        else:
+            result, stderr = through_rclcpp(rig_env, SIM_DRIVE, env, request.getfixturevalue("generic_roundtrip"))
+    finally:
+        vehicle.stop()
+    assert result["primed"], f"no odometry reached the {peer} peer\n{stderr}"
+    SIM_DRIVE.check(SIM_DRIVE.messages[1:], result["received"])
+    hashes = result["peer_type_hashes"]
+    assert {key.split()[0] for key in hashes} == {"publisher", "subscription"}, hashes
+    for key, value in hashes.items():
+        wanted = SIM_DRIVE.received_type() if key.startswith("publisher") else SIM_DRIVE.ros_type
+        assert value == rig_type_hash(wanted), key
     untyped = [line for line in stderr.splitlines() if TYPE_HASH_WARNING in line]
     assert not untyped, "\n".join(untyped)
