@@ -6,7 +6,9 @@
 use std::path::Path;
 use std::process::Command;
 
-use fieldproof_msgs::type_hash::{definition, service_definition, service_types, BUILTIN_TOPIC_TYPES};
+use fieldproof_msgs::type_hash::{
+    definition, service_definition, service_types, BUILTIN_TOPIC_TYPES,
+};
 use fieldproof_msgs::KNOWN_TYPES;
 
 const RIG_SETUP: &str = "/opt/ros/jazzy/setup.bash";
@@ -67,7 +69,11 @@ fn shown(type_names: &[&str]) -> Vec<String> {
 
 fn rig_has(type_name: &str) -> bool {
     let (package, rest) = type_name.split_once('/').unwrap();
-    let extension = if rest.starts_with("srv/") { "srv" } else { "msg" };
+    let extension = if rest.starts_with("srv/") {
+        "srv"
+    } else {
+        "msg"
+    };
     Path::new("/opt/ros/jazzy/share")
         .join(package)
         .join(format!("{rest}.{extension}"))
@@ -106,7 +112,8 @@ fn ros2_interface_show_matches_our_definitions_field_for_field() {
                 "{type_name}: response"
             );
         } else {
-            let ours = definition(type_name).unwrap_or_else(|| panic!("{type_name}: no definition"));
+            let ours =
+                definition(type_name).unwrap_or_else(|| panic!("{type_name}: no definition"));
             assert_eq!(fields(text, package), fields(ours, package), "{type_name}");
         }
     }

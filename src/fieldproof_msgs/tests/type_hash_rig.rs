@@ -120,8 +120,10 @@ fn every_registered_type_hashes_as_jazzy_does() {
     if rig_absent() {
         return;
     }
-    let (matched, not_in_rig): (Vec<&str>, Vec<&str>) =
-        KNOWN_TYPES.iter().copied().partition(|type_name| equals_the_rig(type_name));
+    let (matched, not_in_rig): (Vec<&str>, Vec<&str>) = KNOWN_TYPES
+        .iter()
+        .copied()
+        .partition(|type_name| equals_the_rig(type_name));
     eprintln!(
         "{} of {} registered types hash as Jazzy's rosidl does; not in the rig: {not_in_rig:?}",
         matched.len(),

@@ -478,7 +478,9 @@ fn announcing_type_hash(
 ) -> ros2_client::CreateResult<rustdds::Topic> {
     let announcing = context.domain_participant().create_topic(
         rustdds::TopicDescription::name(topic),
-        rustdds::TopicDescription::get_type(topic).name().to_string(),
+        rustdds::TopicDescription::get_type(topic)
+            .name()
+            .to_string(),
         &crate::pubsub::with_type_hash_of(type_name, rustdds::qos::HasQoSPolicy::qos(topic)),
         rustdds::TopicKind::NoKey,
     )?;

@@ -330,7 +330,11 @@ pub(super) const SERVICES: &[(&str, &str, &str)] = &[
         "lifecycle_msgs/Transition transition",
         "bool success",
     ),
-    ("lifecycle_msgs/srv/GetState", "", "lifecycle_msgs/State current_state"),
+    (
+        "lifecycle_msgs/srv/GetState",
+        "",
+        "lifecycle_msgs/State current_state",
+    ),
     (
         "lifecycle_msgs/srv/GetAvailableStates",
         "",

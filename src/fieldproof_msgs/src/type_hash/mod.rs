@@ -613,14 +613,20 @@ mod tests {
         );
         // An empty request gets rosidl's placeholder member.
         let request = individual_description("lifecycle_msgs/srv/GetState_Request").unwrap();
-        assert_eq!(request.fields[0].name, "structure_needs_at_least_one_member");
+        assert_eq!(
+            request.fields[0].name,
+            "structure_needs_at_least_one_member"
+        );
         assert!(type_hash("lifecycle_msgs/srv/NoSuchService").is_err());
     }
 
     #[test]
     fn a_default_value_is_not_part_of_a_field() {
         let field = parse_field("bool read_only false").unwrap();
-        assert_eq!((field.name.as_str(), field.field_type.type_id), ("read_only", 15));
+        assert_eq!(
+            (field.name.as_str(), field.field_type.type_id),
+            ("read_only", 15)
+        );
     }
 
     #[test]
