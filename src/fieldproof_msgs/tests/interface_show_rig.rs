@@ -58,11 +58,9 @@ fn shown(type_names: &[&str]) -> Vec<String> {
         String::from_utf8_lossy(&out.stderr)
     );
     let text = String::from_utf8(out.stdout).expect("utf-8");
-    let texts: Vec<String> = text
-        .split("=== end\n")
-        .map(str::to_string)
-        .filter(|t| !t.is_empty())
-        .collect();
+    // One text per type, each ended by the marker (an empty message shows nothing).
+    let mut texts: Vec<String> = text.split("=== end\n").map(str::to_string).collect();
+    assert_eq!(texts.pop().as_deref(), Some(""), "output after the last marker:\n{text}");
     assert_eq!(texts.len(), type_names.len(), "one text per type:\n{text}");
     texts
 }
