@@ -26,7 +26,7 @@ def ground_station(domain_id: int) -> NodeProcess:
     return NodeProcess("fieldproof_link", "ground_station",
                        "-p", "autostart:=false", "-p", "probe:=false",
                        "-p", "vehicles:=[ugv1]", "-p", "addresses:=[127.0.0.1]",
-                       "-p", f"heartbeat_rate_hz:={HEARTBEAT_HZ}",
+                       "-p", "heartbeat_topic:=gcs/heartbeat", "-p", f"heartbeat_rate_hz:={HEARTBEAT_HZ}",
                        env={"ROS_DOMAIN_ID": str(domain_id), "RMW_IMPLEMENTATION": CYCLONE_RMW})
 
 
@@ -89,7 +89,7 @@ def test_ros2_lifecycle_drives_the_ground_station_and_topic_hz_measures_its_hear
             assert result.stdout.strip() == "Transitioning successful", result.stdout + result.stderr
             assert lifecycle_state(env, "/ground_station") == expected
 
-        rate = measured_rate(env, "/ugv1/heartbeat", seconds=6.0)
+        rate = measured_rate(env, "/ugv1/gcs/heartbeat", seconds=6.0)
         assert abs(rate - HEARTBEAT_HZ) <= RATE_TOLERANCE * HEARTBEAT_HZ, \
             f"ros2 topic hz measured {rate:.2f} Hz of the contract's {HEARTBEAT_HZ}"
 
