@@ -3,8 +3,10 @@ install tree and `fieldproof exec`), and stop them the way a terminal's Ctrl-C d
 
 import os
 import pathlib
+import shutil
 import signal
 import subprocess
+import sys
 import time
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -71,3 +73,26 @@ def wait_until(predicate, timeout: float, what: str, poll: float = 0.02):
             return value
         time.sleep(poll)
     raise AssertionError(f"timed out after {timeout}s waiting for {what}")
+
+
+def colcon_build_against_rig(package: pathlib.Path, build: pathlib.Path, rig_env: dict,
+                             *cmake_args: str, timeout: float = 900) -> pathlib.Path:
+    """Builds the ROS 2 package at `package` with colcon against the Jazzy rig (incrementally,
+    under `build`) and returns its install base. Skips the calling test where the rig's build
+    tools (cmake, g++) are missing; fails with colcon's log when the build fails."""
+    import pytest  # only the tests that build a package need it
+
+    missing = [tool for tool in ("cmake", "g++") if shutil.which(tool, path=rig_env["PATH"]) is None]
+    if missing:
+        pytest.skip(f"building {package.name} needs {', '.join(missing)} (scripts/setup installs them "
+                    "beside the rig)")
+    colcon = pathlib.Path(sys.executable).parent / "colcon"
+    done = subprocess.run(
+        [str(colcon), "--log-base", str(build / "log"), "build", "--base-paths", str(package),
+         "--build-base", str(build / "build"), "--install-base", str(build / "install"),
+         "--event-handlers", "console_cohesion-", "status-", "summary-",
+         "--cmake-args", "-DPython3_EXECUTABLE=/usr/bin/python3", *cmake_args],
+        env=rig_env, capture_output=True, text=True, timeout=timeout)
+    logs = "\n".join(log.read_text() for log in (build / "log/latest_build").glob("*/stdout_stderr.log"))
+    assert done.returncode == 0, f"{done.stdout}{done.stderr}\n{logs}"
+    return build / "install"

@@ -12,14 +12,12 @@ it, like test_real_ros.py):
 import json
 import os
 import pathlib
-import shutil
 import subprocess
-import sys
 import time
 
 import pytest
 
-from nodes import ROOT, NodeProcess, wait_until
+from nodes import ROOT, NodeProcess, colcon_build_against_rig, wait_until
 from test_real_ros import CYCLONE_RMW, on_domain, ros2, rig_env  # noqa: F401 (fixture)
 
 if not pathlib.Path("/opt/ros/jazzy/setup.bash").exists():
@@ -31,26 +29,14 @@ pytestmark = pytest.mark.real_ros
 
 PACKAGE = ROOT / "src/fieldproof_interfaces"
 BUILD = ROOT / "build/fieldproof_interfaces_rosidl"
-COLCON = pathlib.Path(sys.executable).parent / "colcon"
 MESSAGES = ("FleetStatus", "ClearanceRequest", "Clearance")
 
 
 @pytest.fixture(scope="module")
 def interfaces_env(rig_env) -> dict:
     """The rig's environment with fieldproof_interfaces built by colcon (rosidl) and sourced."""
-    missing = [tool for tool in ("cmake", "g++") if shutil.which(tool, path=rig_env["PATH"]) is None]
-    if missing:
-        pytest.skip(f"building fieldproof_interfaces needs {', '.join(missing)} (scripts/setup installs "
-                    "them beside the rig)")
-    build = subprocess.run(
-        [str(COLCON), "--log-base", str(BUILD / "log"), "build", "--base-paths", str(PACKAGE),
-         "--build-base", str(BUILD / "build"), "--install-base", str(BUILD / "install"),
-         "--event-handlers", "console_cohesion-", "status-", "summary-",
-         "--cmake-args", "-DPython3_EXECUTABLE=/usr/bin/python3", "-DBUILD_TESTING=OFF"],
-        env=rig_env, capture_output=True, text=True, timeout=900)
-    log = BUILD / "log/latest_build/fieldproof_interfaces/stdout_stderr.log"
-    assert build.returncode == 0, f"{build.stdout}{build.stderr}\n{log.read_text() if log.exists() else ''}"
-    setup = BUILD / "install/local_setup.bash"
+    install = colcon_build_against_rig(PACKAGE, BUILD, rig_env, "-DBUILD_TESTING=OFF")
+    setup = install / "local_setup.bash"
     dump = subprocess.run(["bash", "-c", f"source {setup} && env -0"], env=rig_env,
                           check=True, capture_output=True).stdout.decode()
     env = dict(entry.split("=", 1) for entry in dump.split("\0") if "=" in entry)

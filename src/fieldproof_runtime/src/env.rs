@@ -1,7 +1,7 @@
 //! The DDS participant from the ROS 2 environment variables.
 //!
 //! `ros2_client::Context::new()` ignores them, so the participant is built here with
-//! rustdds' `DomainParticipantBuilder` and handed to `Context::from_domain_participant`.
+//! rustdds' `DomainParticipantBuilder` and handed to `Context::from_domain_participant_with_user_data`.
 
 use std::net::{IpAddr, Ipv4Addr};
 
@@ -202,7 +202,18 @@ impl DdsEnv {
             .builder(&local_addresses())?
             .build()
             .map_err(ros2_client::CreateError::from)?;
-        Ok(Context::from_domain_participant(dp)?)
+        // The endpoints ros2-client creates on the builtin topics announce their type's hash,
+        // as every Jazzy endpoint does.
+        let hash = |type_name: &str| fieldproof_msgs::type_hash::user_data(type_name).ok();
+        let builtin_user_data = ros2_client::BuiltinUserData {
+            ros_discovery: hash(crate::graph::DISCOVERY_INFO_TYPE),
+            parameter_events: hash("rcl_interfaces/msg/ParameterEvent"),
+            rosout: hash("rcl_interfaces/msg/Log"),
+        };
+        Ok(Context::from_domain_participant_with_user_data(
+            dp,
+            builtin_user_data,
+        )?)
     }
 }
 

@@ -16,6 +16,9 @@ use rustdds::policy::{Durability, History, Reliability};
 use rustdds::CDRDeserializerAdapter;
 use rustdds::{QosPolicyBuilder, StatusEvented, TopicKind, GUID};
 
+/// The ROS type of `ros_discovery_info`, whose hash its endpoints announce.
+pub(crate) const DISCOVERY_INFO_TYPE: &str = "rmw_dds_common/msg/ParticipantEntitiesInfo";
+
 /// A ROS node seen in the graph.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct NodeInfo {
@@ -157,7 +160,7 @@ impl Graph {
     }
 
     /// Creates the `ros_discovery_info` reader (transient local, so existing participants
-    /// are seen at once).
+    /// are seen at once), announcing its type's hash.
     pub(crate) fn discovery_reader(
         dp: &rustdds::DomainParticipant,
     ) -> Result<DiscoveryReader, rustdds::dds::CreateError> {
@@ -168,6 +171,7 @@ impl Graph {
             })
             .history(History::KeepLast { depth: 100 })
             .build();
+        let qos = crate::pubsub::with_type_hash_of(DISCOVERY_INFO_TYPE, qos);
         let topic = dp.create_topic(
             ros2_client::builtin_topics::ros_discovery::TOPIC_NAME.to_string(),
             ros2_client::builtin_topics::ros_discovery::TYPE_NAME.to_string(),

@@ -469,6 +469,24 @@ fn create_err(what: &'static str, name: &str, e: impl std::fmt::Display) -> Node
     }
 }
 
+/// `topic` again (name and type as ros2-client spells them) with `type_name`'s hash in its
+/// QoS's USER_DATA: every endpoint created on it announces the hash, as Jazzy's do.
+fn announcing_type_hash(
+    context: &ros2_client::Context,
+    topic: &rustdds::Topic,
+    type_name: &str,
+) -> ros2_client::CreateResult<rustdds::Topic> {
+    let announcing = context.domain_participant().create_topic(
+        rustdds::TopicDescription::name(topic),
+        rustdds::TopicDescription::get_type(topic)
+            .name()
+            .to_string(),
+        &crate::pubsub::with_type_hash_of(type_name, rustdds::qos::HasQoSPolicy::qos(topic)),
+        rustdds::TopicKind::NoKey,
+    )?;
+    Ok(announcing)
+}
+
 fn split_type(type_name: &str, kind: &str) -> Result<(String, String), NodeError> {
     let parts: Vec<&str> = type_name.split('/').collect();
     match parts.as_slice() {
@@ -507,6 +525,7 @@ impl Node {
                 MessageTypeName::new("rcl_interfaces", "ParameterEvent"),
                 &qos::parameter_events().to_profile(),
             )
+            .and_then(|t| announcing_type_hash(&context, &t, "rcl_interfaces/msg/ParameterEvent"))
             .map_err(|e| create_err("publisher", "/parameter_events", e))?;
         let param_events = ros
             .create_publisher(&pe_topic, Some(qos::parameter_events().to_profile()))
@@ -519,6 +538,7 @@ impl Node {
                     MessageTypeName::new("rcl_interfaces", "Log"),
                     &q,
                 )
+                .and_then(|t| announcing_type_hash(&context, &t, "rcl_interfaces/msg/Log"))
                 .map_err(|e| create_err("publisher", "/rosout", e))?;
             Some(
                 ros.create_publisher(&t, Some(q))
@@ -649,18 +669,7 @@ impl Node {
             .ros_node()
             .create_topic(&name, MessageTypeName::new(&pkg, &ty), &qos.to_profile())
             .map_err(|e| create_err(what, &resolved, e))?;
-        // The same DDS topic (name and type as ros2-client spells them) with the type hash
-        // in its USER_DATA: every endpoint on it announces the hash, as Jazzy's do.
-        let t = self
-            .inner
-            .context
-            .domain_participant()
-            .create_topic(
-                rustdds::TopicDescription::name(&t),
-                rustdds::TopicDescription::get_type(&t).name().to_string(),
-                &crate::pubsub::with_type_hash::<M>(rustdds::qos::HasQoSPolicy::qos(&t)),
-                rustdds::TopicKind::NoKey,
-            )
+        let t = announcing_type_hash(&self.inner.context, &t, M::TYPE_NAME)
             .map_err(|e| create_err(what, &resolved, e))?;
         Ok((resolved, t))
     }
@@ -722,13 +731,15 @@ impl Node {
         let name = Name::parse(&resolved).map_err(|e| create_err("service", &resolved, e))?;
         let inner = self
             .ros_node()
-            .create_server::<RawBody, RawBody>(
+            .create_server_with_user_data::<RawBody, RawBody>(
                 // decoded here in either mapping; replies carry related_sample_identity
                 ServiceMapping::Enhanced,
                 &name,
                 &ServiceTypeName::new(&pkg, &ty),
                 q.to_profile(),
                 q.to_profile(),
+                // both endpoints announce the service type's hash, as Jazzy's do
+                fieldproof_msgs::type_hash::user_data(type_name).ok(),
             )
             .map_err(|e| create_err("service", &resolved, e))?;
         Ok(Server::new(
@@ -756,12 +767,13 @@ impl Node {
         let q = qos::services().to_profile();
         let inner = self
             .ros_node()
-            .create_client::<Wire<Req>, Wire<Resp>>(
+            .create_client_with_user_data::<Wire<Req>, Wire<Resp>>(
                 self.inner.mapping,
                 &name,
                 &ServiceTypeName::new(&pkg, &ty),
                 q.clone(),
                 q,
+                fieldproof_msgs::type_hash::user_data(type_name).ok(),
             )
             .map_err(|e| create_err("client", &resolved, e))?;
         Ok(Client {

@@ -19,14 +19,17 @@ use crate::node::NodeError;
 /// The shortest interval between two log lines about malformed samples on one topic.
 pub const MALFORMED_LOG_PERIOD: Duration = Duration::from_secs(5);
 
-/// `topic_qos` with the USER_DATA a ROS 2 Jazzy endpoint of `M` announces
-/// (`typehash=RIHS01_<hex>;`, REP 2011), so rmw_cyclonedds_cpp peers read our type hash.
-/// Endpoints take it from their topic's QoS. A type outside the registry keeps `topic_qos`
-/// as it is (announces no hash).
-pub(crate) fn with_type_hash<M: RosMessage>(
+/// `topic_qos` with the USER_DATA a ROS 2 Jazzy endpoint of `type_name` announces
+/// (`typehash=RIHS01_<hex>;`, REP 2011), so rmw_cyclonedds_cpp peers read our type hash:
+/// a registered message type, a builtin topic's (`rcl_interfaces/msg/Log`) or a service's
+/// (`rcl_interfaces/srv/GetParameters`: both endpoints of a service announce the service
+/// type's hash). Endpoints take it from their topic's QoS. An unknown type keeps
+/// `topic_qos` as it is (announces no hash).
+pub(crate) fn with_type_hash_of(
+    type_name: &str,
     topic_qos: rustdds::QosPolicies,
 ) -> rustdds::QosPolicies {
-    match fieldproof_msgs::type_hash::user_data(M::TYPE_NAME) {
+    match fieldproof_msgs::type_hash::user_data(type_name) {
         Ok(user_data) => topic_qos.with_user_data(user_data),
         Err(_) => topic_qos,
     }
@@ -238,7 +241,10 @@ mod tests {
     #[test]
     fn endpoints_of_registered_types_announce_their_jazzy_type_hash() {
         let topic_qos = rustdds::QosPolicies::from(crate::qos::default().to_profile());
-        let announced = with_type_hash::<crate::msgs::sensor_msgs::Imu>(topic_qos.clone());
+        let announced = with_type_hash_of(
+            <crate::msgs::sensor_msgs::Imu as RosMessage>::TYPE_NAME,
+            topic_qos.clone(),
+        );
         // sensor_msgs/msg/Imu's hash as the ROS 2 Jazzy rig ships it (share/sensor_msgs/msg/Imu.json).
         assert_eq!(
             announced.user_data(),
@@ -254,9 +260,22 @@ mod tests {
     }
 
     #[test]
+    fn service_and_builtin_topic_endpoints_announce_their_jazzy_type_hash() {
+        let topic_qos = rustdds::QosPolicies::from(crate::qos::services().to_profile());
+        let service = with_type_hash_of("rcl_interfaces/srv/GetParameters", topic_qos.clone());
+        // As the rig ships it (share/rcl_interfaces/srv/GetParameters.json).
+        assert_eq!(
+            service.user_data(),
+            Some(&b"typehash=RIHS01_bf9803d5c74cf989a5de3e0c2e99444599a627c7ff75f97b8c05b01003675cbc;"[..])
+        );
+        let discovery = with_type_hash_of(crate::graph::DISCOVERY_INFO_TYPE, topic_qos);
+        assert!(discovery.user_data().is_some());
+    }
+
+    #[test]
     fn endpoints_of_other_types_announce_nothing() {
         let topic_qos = rustdds::QosPolicies::from(crate::qos::default().to_profile());
-        let announced = with_type_hash::<Unregistered>(topic_qos);
+        let announced = with_type_hash_of(Unregistered::TYPE_NAME, topic_qos);
         assert_eq!(announced.user_data(), None);
     }
 }

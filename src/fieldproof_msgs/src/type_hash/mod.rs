@@ -17,233 +17,9 @@ use sha2::{Digest, Sha256};
 
 use crate::MsgError;
 
-/// The `.msg` fields of every registered type (and of the types they reference): one
-/// `type name` per line, nested types written `pkg/Name`. Constants, comments and default
-/// values are left out (a type hash covers none of them). Checked field for field against the
-/// rig's `share/<pkg>/msg/<Type>.json` by `tests/type_hash_rig.rs`.
-const DEFINITIONS: &[(&str, &str)] = &[
-    ("builtin_interfaces/msg/Time", "int32 sec\nuint32 nanosec"),
-    (
-        "builtin_interfaces/msg/Duration",
-        "int32 sec\nuint32 nanosec",
-    ),
-    (
-        "std_msgs/msg/Header",
-        "builtin_interfaces/Time stamp\nstring frame_id",
-    ),
-    ("std_msgs/msg/String", "string data"),
-    ("std_msgs/msg/Bool", "bool data"),
-    ("std_msgs/msg/Float64", "float64 data"),
-    ("std_msgs/msg/Empty", ""),
-    (
-        "geometry_msgs/msg/Vector3",
-        "float64 x\nfloat64 y\nfloat64 z",
-    ),
-    (
-        "geometry_msgs/msg/Quaternion",
-        "float64 x\nfloat64 y\nfloat64 z\nfloat64 w",
-    ),
-    ("geometry_msgs/msg/Point", "float64 x\nfloat64 y\nfloat64 z"),
-    (
-        "geometry_msgs/msg/Pose",
-        "geometry_msgs/Point position\ngeometry_msgs/Quaternion orientation",
-    ),
-    (
-        "geometry_msgs/msg/PoseWithCovariance",
-        "geometry_msgs/Pose pose\nfloat64[36] covariance",
-    ),
-    (
-        "geometry_msgs/msg/PoseStamped",
-        "std_msgs/Header header\ngeometry_msgs/Pose pose",
-    ),
-    (
-        "geometry_msgs/msg/PoseArray",
-        "std_msgs/Header header\ngeometry_msgs/Pose[] poses",
-    ),
-    (
-        "geometry_msgs/msg/Twist",
-        "geometry_msgs/Vector3 linear\ngeometry_msgs/Vector3 angular",
-    ),
-    (
-        "geometry_msgs/msg/TwistWithCovariance",
-        "geometry_msgs/Twist twist\nfloat64[36] covariance",
-    ),
-    (
-        "geometry_msgs/msg/TwistStamped",
-        "std_msgs/Header header\ngeometry_msgs/Twist twist",
-    ),
-    (
-        "geometry_msgs/msg/Transform",
-        "geometry_msgs/Vector3 translation\ngeometry_msgs/Quaternion rotation",
-    ),
-    (
-        "geometry_msgs/msg/TransformStamped",
-        "std_msgs/Header header\nstring child_frame_id\ngeometry_msgs/Transform transform",
-    ),
-    (
-        "sensor_msgs/msg/NavSatStatus",
-        "int8 status\nuint16 service",
-    ),
-    (
-        "sensor_msgs/msg/NavSatFix",
-        "std_msgs/Header header\nsensor_msgs/NavSatStatus status\nfloat64 latitude\n\
-         float64 longitude\nfloat64 altitude\nfloat64[9] position_covariance\n\
-         uint8 position_covariance_type",
-    ),
-    (
-        "sensor_msgs/msg/RegionOfInterest",
-        "uint32 x_offset\nuint32 y_offset\nuint32 height\nuint32 width\nbool do_rectify",
-    ),
-    (
-        "sensor_msgs/msg/PointField",
-        "string name\nuint32 offset\nuint8 datatype\nuint32 count",
-    ),
-    (
-        "sensor_msgs/msg/Imu",
-        "std_msgs/Header header\ngeometry_msgs/Quaternion orientation\n\
-         float64[9] orientation_covariance\ngeometry_msgs/Vector3 angular_velocity\n\
-         float64[9] angular_velocity_covariance\ngeometry_msgs/Vector3 linear_acceleration\n\
-         float64[9] linear_acceleration_covariance",
-    ),
-    (
-        "sensor_msgs/msg/JointState",
-        "std_msgs/Header header\nstring[] name\nfloat64[] position\nfloat64[] velocity\n\
-         float64[] effort",
-    ),
-    (
-        "sensor_msgs/msg/LaserScan",
-        "std_msgs/Header header\nfloat32 angle_min\nfloat32 angle_max\nfloat32 angle_increment\n\
-         float32 time_increment\nfloat32 scan_time\nfloat32 range_min\nfloat32 range_max\n\
-         float32[] ranges\nfloat32[] intensities",
-    ),
-    (
-        "sensor_msgs/msg/BatteryState",
-        "std_msgs/Header header\nfloat32 voltage\nfloat32 temperature\nfloat32 current\n\
-         float32 charge\nfloat32 capacity\nfloat32 design_capacity\nfloat32 percentage\n\
-         uint8 power_supply_status\nuint8 power_supply_health\nuint8 power_supply_technology\n\
-         bool present\nfloat32[] cell_voltage\nfloat32[] cell_temperature\nstring location\n\
-         string serial_number",
-    ),
-    (
-        "sensor_msgs/msg/Image",
-        "std_msgs/Header header\nuint32 height\nuint32 width\nstring encoding\n\
-         uint8 is_bigendian\nuint32 step\nuint8[] data",
-    ),
-    (
-        "sensor_msgs/msg/CameraInfo",
-        "std_msgs/Header header\nuint32 height\nuint32 width\nstring distortion_model\n\
-         float64[] d\nfloat64[9] k\nfloat64[9] r\nfloat64[12] p\nuint32 binning_x\n\
-         uint32 binning_y\nsensor_msgs/RegionOfInterest roi",
-    ),
-    (
-        "sensor_msgs/msg/PointCloud2",
-        "std_msgs/Header header\nuint32 height\nuint32 width\nsensor_msgs/PointField[] fields\n\
-         bool is_bigendian\nuint32 point_step\nuint32 row_step\nuint8[] data\nbool is_dense",
-    ),
-    (
-        "sensor_msgs/msg/MagneticField",
-        "std_msgs/Header header\ngeometry_msgs/Vector3 magnetic_field\n\
-         float64[9] magnetic_field_covariance",
-    ),
-    (
-        "sensor_msgs/msg/FluidPressure",
-        "std_msgs/Header header\nfloat64 fluid_pressure\nfloat64 variance",
-    ),
-    (
-        "sensor_msgs/msg/Temperature",
-        "std_msgs/Header header\nfloat64 temperature\nfloat64 variance",
-    ),
-    (
-        "sensor_msgs/msg/Range",
-        "std_msgs/Header header\nuint8 radiation_type\nfloat32 field_of_view\n\
-         float32 min_range\nfloat32 max_range\nfloat32 range\nfloat32 variance",
-    ),
-    (
-        "nav_msgs/msg/Odometry",
-        "std_msgs/Header header\nstring child_frame_id\n\
-         geometry_msgs/PoseWithCovariance pose\ngeometry_msgs/TwistWithCovariance twist",
-    ),
-    (
-        "nav_msgs/msg/MapMetaData",
-        "builtin_interfaces/Time map_load_time\nfloat32 resolution\nuint32 width\n\
-         uint32 height\ngeometry_msgs/Pose origin",
-    ),
-    (
-        "nav_msgs/msg/OccupancyGrid",
-        "std_msgs/Header header\nnav_msgs/MapMetaData info\nint8[] data",
-    ),
-    (
-        "nav_msgs/msg/Path",
-        "std_msgs/Header header\ngeometry_msgs/PoseStamped[] poses",
-    ),
-    ("rosgraph_msgs/msg/Clock", "builtin_interfaces/Time clock"),
-    (
-        "tf2_msgs/msg/TFMessage",
-        "geometry_msgs/TransformStamped[] transforms",
-    ),
-    ("lifecycle_msgs/msg/State", "uint8 id\nstring label"),
-    ("lifecycle_msgs/msg/Transition", "uint8 id\nstring label"),
-    (
-        "lifecycle_msgs/msg/TransitionDescription",
-        "lifecycle_msgs/Transition transition\nlifecycle_msgs/State start_state\n\
-         lifecycle_msgs/State goal_state",
-    ),
-    (
-        "lifecycle_msgs/msg/TransitionEvent",
-        "uint64 timestamp\nlifecycle_msgs/Transition transition\n\
-         lifecycle_msgs/State start_state\nlifecycle_msgs/State goal_state",
-    ),
-    ("vision_msgs/msg/Point2D", "float64 x\nfloat64 y"),
-    (
-        "vision_msgs/msg/Pose2D",
-        "vision_msgs/Point2D position\nfloat64 theta",
-    ),
-    (
-        "vision_msgs/msg/BoundingBox2D",
-        "vision_msgs/Pose2D center\nfloat64 size_x\nfloat64 size_y",
-    ),
-    (
-        "vision_msgs/msg/ObjectHypothesis",
-        "string class_id\nfloat64 score",
-    ),
-    (
-        "vision_msgs/msg/ObjectHypothesisWithPose",
-        "vision_msgs/ObjectHypothesis hypothesis\ngeometry_msgs/PoseWithCovariance pose",
-    ),
-    (
-        "vision_msgs/msg/Detection2D",
-        "std_msgs/Header header\nvision_msgs/ObjectHypothesisWithPose[] results\n\
-         vision_msgs/BoundingBox2D bbox\nstring id",
-    ),
-    (
-        "vision_msgs/msg/Detection2DArray",
-        "std_msgs/Header header\nvision_msgs/Detection2D[] detections",
-    ),
-    ("diagnostic_msgs/msg/KeyValue", "string key\nstring value"),
-    (
-        "diagnostic_msgs/msg/DiagnosticStatus",
-        "byte level\nstring name\nstring message\nstring hardware_id\n\
-         diagnostic_msgs/KeyValue[] values",
-    ),
-    (
-        "diagnostic_msgs/msg/DiagnosticArray",
-        "std_msgs/Header header\ndiagnostic_msgs/DiagnosticStatus[] status",
-    ),
-    // The fleet's own messages: the interface package's .msg files themselves (the single
-    // source of truth; comments and constants are skipped when they are read).
-    (
-        "fieldproof_interfaces/msg/FleetStatus",
-        include_str!("../../fieldproof_interfaces/msg/FleetStatus.msg"),
-    ),
-    (
-        "fieldproof_interfaces/msg/ClearanceRequest",
-        include_str!("../../fieldproof_interfaces/msg/ClearanceRequest.msg"),
-    ),
-    (
-        "fieldproof_interfaces/msg/Clearance",
-        include_str!("../../fieldproof_interfaces/msg/Clearance.msg"),
-    ),
-];
+mod definitions;
+
+use definitions::{DEFINITIONS, SERVICES};
 
 /// `type_description_interfaces/msg/FieldType`: the id of a field's value type; a fixed array
 /// adds [`ARRAY_OFFSET`], a bounded sequence [`BOUNDED_SEQUENCE_OFFSET`], an unbounded one
@@ -317,13 +93,23 @@ pub struct TypeDescription {
     pub referenced_type_descriptions: Vec<IndividualTypeDescription>,
 }
 
-/// The fields of one type from its [`DEFINITIONS`] entry; `Err` names the type and the line.
+/// The fields of one type: a message from its [`DEFINITIONS`] entry; a service
+/// (`pkg/srv/Name`) and its `_Request`, `_Response` and `_Event` from its [`SERVICES`] entry,
+/// as rosidl generates them. `Err` names the type and the line.
 fn individual_description(type_name: &str) -> Result<IndividualTypeDescription, String> {
-    let definition = DEFINITIONS
-        .iter()
-        .find(|(name, _)| *name == type_name)
-        .map(|(_, definition)| *definition)
-        .ok_or_else(|| format!("no definition of `{type_name}`"))?;
+    if type_name.contains("/srv/") {
+        return service_part_description(type_name);
+    }
+    let definition =
+        definition(type_name).ok_or_else(|| format!("no definition of `{type_name}`"))?;
+    parsed_description(type_name, definition)
+}
+
+/// A structure from its `.msg` text; an empty one gets rosidl's placeholder member.
+fn parsed_description(
+    type_name: &str,
+    definition: &str,
+) -> Result<IndividualTypeDescription, String> {
     let mut fields = definition
         .lines()
         .map(field_text)
@@ -348,6 +134,52 @@ fn individual_description(type_name: &str) -> Result<IndividualTypeDescription, 
     })
 }
 
+/// A service type or one of the three structures rosidl generates for it: the service has
+/// `request_message`, `response_message` and `event_message`; `_Event` has the
+/// `service_msgs/ServiceEventInfo` and at most one request and one response.
+fn service_part_description(type_name: &str) -> Result<IndividualTypeDescription, String> {
+    let unknown = || format!("no definition of `{type_name}`");
+    let (service, part) = match type_name.rsplit_once('_') {
+        Some((service, part @ ("Request" | "Response" | "Event"))) => (service, part),
+        _ => (type_name, ""),
+    };
+    let (_, request, response) = SERVICES
+        .iter()
+        .find(|(name, _, _)| *name == service)
+        .ok_or_else(unknown)?;
+    let nested = |name: &str, suffix: &str, offset: u8, capacity: u64| Field {
+        name: name.to_string(),
+        field_type: FieldType {
+            type_id: FIELD_TYPE_NESTED_TYPE + offset,
+            capacity,
+            string_capacity: 0,
+            nested_type_name: format!("{service}{suffix}"),
+        },
+    };
+    let fields = match part {
+        "Request" => return parsed_description(type_name, request),
+        "Response" => return parsed_description(type_name, response),
+        "Event" => {
+            let mut info = nested("info", "", 0, 0);
+            info.field_type.nested_type_name = "service_msgs/msg/ServiceEventInfo".into();
+            vec![
+                info,
+                nested("request", "_Request", BOUNDED_SEQUENCE_OFFSET, 1),
+                nested("response", "_Response", BOUNDED_SEQUENCE_OFFSET, 1),
+            ]
+        }
+        _ => vec![
+            nested("request_message", "_Request", 0, 0),
+            nested("response_message", "_Response", 0, 0),
+            nested("event_message", "_Event", 0, 0),
+        ],
+    };
+    Ok(IndividualTypeDescription {
+        type_name: type_name.to_string(),
+        fields,
+    })
+}
+
 /// The field declaration of a `.msg` line: without its comment, and empty for a constant
 /// (`uint8 NAME=1`: its name carries the `=`), which a type hash does not cover.
 fn field_text(line: &str) -> &str {
@@ -366,7 +198,8 @@ fn field_text(line: &str) -> &str {
 /// One `.msg` field line, `type name`: `float64[9] k`, `string<=8 s`, `pkg/Name[<=3] n`.
 fn parse_field(line: &str) -> Result<Field, String> {
     let mut words = line.split_whitespace();
-    let (Some(type_text), Some(name), None) = (words.next(), words.next(), words.next()) else {
+    // A third word is a default value, which a type hash does not cover.
+    let (Some(type_text), Some(name)) = (words.next(), words.next()) else {
         return Err("expected `type name`".into());
     };
     let (value_text, offset, capacity) = match type_text.split_once('[') {
@@ -426,13 +259,11 @@ pub fn definition(type_name: &str) -> Option<&'static str> {
         .map(|(_, fields)| *fields)
 }
 
-/// The full description of a registered type: the type and, sorted by name, every type it
-/// references directly or through other types.
+/// The full description of a registered message type, a builtin topic's type
+/// ([`BUILTIN_TOPIC_TYPES`]) or a service type ([`service_types`]): the type and, sorted by
+/// name, every type it references directly or through other types.
 pub fn type_description(type_name: &str) -> Result<TypeDescription, MsgError> {
     let unknown = || MsgError::UnknownType(type_name.to_string());
-    if !crate::is_known_type(type_name) {
-        return Err(unknown());
-    }
     let main = individual_description(type_name).map_err(|_| unknown())?;
     let mut referenced = BTreeSet::new();
     let mut queue: Vec<String> = nested_names(&main).collect();
@@ -450,6 +281,28 @@ pub fn type_description(type_name: &str) -> Result<TypeDescription, MsgError> {
         type_description: main,
         referenced_type_descriptions,
     })
+}
+
+/// The types of the topics every node has besides its own: `/rosout`, `/parameter_events`
+/// and the graph's `ros_discovery_info`.
+pub const BUILTIN_TOPIC_TYPES: &[&str] = &[
+    "rcl_interfaces/msg/Log",
+    "rcl_interfaces/msg/ParameterEvent",
+    "rmw_dds_common/msg/ParticipantEntitiesInfo",
+];
+
+/// The request and response fields of a service type (`pkg/srv/Name`) of [`service_types`],
+/// written as [`definition`] writes a message's.
+pub fn service_definition(type_name: &str) -> Option<(&'static str, &'static str)> {
+    SERVICES
+        .iter()
+        .find(|(name, _, _)| *name == type_name)
+        .map(|(_, request, response)| (*request, *response))
+}
+
+/// Every service type a node of ours offers (parameter and lifecycle services) or calls.
+pub fn service_types() -> impl Iterator<Item = &'static str> {
+    SERVICES.iter().map(|(name, _, _)| *name)
 }
 
 fn nested_names(description: &IndividualTypeDescription) -> impl Iterator<Item = String> + '_ {
@@ -542,7 +395,8 @@ pub fn type_hash(type_name: &str) -> Result<String, MsgError> {
     Ok(type_description(type_name)?.hash())
 }
 
-/// The DDS USER_DATA a Jazzy endpoint of this type announces: `typehash=RIHS01_<64 hex>;`.
+/// The DDS USER_DATA a Jazzy endpoint of this type announces: `typehash=RIHS01_<64 hex>;`
+/// (both endpoints of a service, request and reply, announce the service type's hash).
 pub fn user_data(type_name: &str) -> Result<Vec<u8>, MsgError> {
     Ok(format!("typehash={};", type_hash(type_name)?).into_bytes())
 }
@@ -652,6 +506,9 @@ mod tests {
         for (type_name, _) in DEFINITIONS {
             individual_description(type_name).unwrap_or_else(|e| panic!("{e}"));
         }
+        for type_name in service_types().chain(BUILTIN_TOPIC_TYPES.iter().copied()) {
+            type_description(type_name).unwrap_or_else(|e| panic!("{type_name}: {e}"));
+        }
     }
 
     #[test]
@@ -699,6 +556,77 @@ mod tests {
         assert_eq!(parsed("char c").type_id, FIELD_TYPE_UINT8);
         assert!(parse_field("float128 x").unwrap_err().contains("float128"));
         assert!(parse_field("float64").is_err());
+    }
+
+    /// From the rig's `share/<pkg>/{msg,srv}/<Type>.json` (`tests/type_hash_rig.rs` checks
+    /// every one where the rig is installed).
+    #[test]
+    fn service_and_builtin_topic_hashes_equal_the_ones_jazzy_ships() {
+        for (type_name, jazzy) in [
+            (
+                "rcl_interfaces/srv/GetParameters",
+                "RIHS01_bf9803d5c74cf989a5de3e0c2e99444599a627c7ff75f97b8c05b01003675cbc",
+            ),
+            (
+                "rcl_interfaces/srv/DescribeParameters",
+                "RIHS01_845b484d71eb0673dae682f2e3ba3c4851a65a3dcfb97bddd82c5b57e91e4cff",
+            ),
+            (
+                "lifecycle_msgs/srv/GetState",
+                "RIHS01_800a0a5aae599782b02932de0caf563f6dc4e7e94b794eadde075ba2cbef9795",
+            ),
+            (
+                "rcl_interfaces/msg/Log",
+                "RIHS01_e28ce254ca8abc06abf92773b74602cdbf116ed34fbaf294fb9f81da9f318eac",
+            ),
+            (
+                "rcl_interfaces/msg/ParameterEvent",
+                "RIHS01_043e627780fcad87a22d225bc2a037361dba713fca6a6b9f4b869a5aa0393204",
+            ),
+            (
+                "rmw_dds_common/msg/ParticipantEntitiesInfo",
+                "RIHS01_91a0593bacdcc50ea9bdcf849a938b128412cc1ea821245c663bcd26f83c295e",
+            ),
+        ] {
+            assert_eq!(type_hash(type_name).unwrap(), jazzy, "{type_name}");
+        }
+    }
+
+    #[test]
+    fn a_service_references_its_request_response_and_event() {
+        let description = type_description("lifecycle_msgs/srv/GetState").unwrap();
+        let names: Vec<_> = description
+            .referenced_type_descriptions
+            .iter()
+            .map(|d| d.type_name.as_str())
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "builtin_interfaces/msg/Time",
+                "lifecycle_msgs/msg/State",
+                "lifecycle_msgs/srv/GetState_Event",
+                "lifecycle_msgs/srv/GetState_Request",
+                "lifecycle_msgs/srv/GetState_Response",
+                "service_msgs/msg/ServiceEventInfo",
+            ]
+        );
+        // An empty request gets rosidl's placeholder member.
+        let request = individual_description("lifecycle_msgs/srv/GetState_Request").unwrap();
+        assert_eq!(
+            request.fields[0].name,
+            "structure_needs_at_least_one_member"
+        );
+        assert!(type_hash("lifecycle_msgs/srv/NoSuchService").is_err());
+    }
+
+    #[test]
+    fn a_default_value_is_not_part_of_a_field() {
+        let field = parse_field("bool read_only false").unwrap();
+        assert_eq!(
+            (field.name.as_str(), field.field_type.type_id),
+            ("read_only", 15)
+        );
     }
 
     #[test]
