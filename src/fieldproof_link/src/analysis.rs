@@ -572,31 +572,44 @@ mod tests {
         assert_eq!((none.latency_ms, none.loss_pct), (None, Some(100.0)));
     }
 
+    /// A period whose every probe was answered, with this latency estimate.
+    fn answered(latency_ms: f64, replies: u64) -> Measurement {
+        Measurement {
+            replies,
+            sent: replies,
+            latency_ms: Some(latency_ms),
+            ..Default::default()
+        }
+    }
+
     #[test]
     fn latency_verdict_uses_ten_percent_or_half_a_millisecond() {
         let p = Profile {
             latency_ms: 60.0,
             ..Default::default()
         };
-        let m = |lat: f64, replies: u64| Measurement {
-            replies,
-            sent: replies,
-            latency_ms: Some(lat),
-            ..Default::default()
-        };
-        assert_eq!(judge("a", "x", &p, &m(65.9, 20)).0, Verdict::Passed);
-        assert_eq!(judge("a", "x", &p, &m(54.1, 20)).0, Verdict::Passed);
-        let (v, r) = judge("ugv1", "lte_rural", &p, &m(118.78, 40));
+        assert_eq!(judge("a", "x", &p, &answered(65.9, 20)).0, Verdict::Passed);
+        assert_eq!(judge("a", "x", &p, &answered(54.1, 20)).0, Verdict::Passed);
+        let (v, r) = judge("ugv1", "lte_rural", &p, &answered(118.78, 40));
         assert_eq!(v, Verdict::Failed);
         assert_eq!(r.unwrap(), "link ugv1 does not match profile lte_rural: latency 118.78 ms (expected 60 ms ± 6.00 ms)");
-        assert_eq!(judge("a", "x", &p, &m(60.0, 19)).0, Verdict::Insufficient);
+        assert_eq!(
+            judge("a", "x", &p, &answered(60.0, 19)).0,
+            Verdict::Insufficient
+        );
         // Below 5 ms the floor of 0.5 ms decides.
         let small = Profile {
             latency_ms: 1.0,
             ..Default::default()
         };
-        assert_eq!(judge("a", "x", &small, &m(1.45, 20)).0, Verdict::Passed);
-        assert_eq!(judge("a", "x", &small, &m(1.55, 20)).0, Verdict::Failed);
+        assert_eq!(
+            judge("a", "x", &small, &answered(1.45, 20)).0,
+            Verdict::Passed
+        );
+        assert_eq!(
+            judge("a", "x", &small, &answered(1.55, 20)).0,
+            Verdict::Failed
+        );
     }
 
     #[test]
@@ -606,21 +619,15 @@ mod tests {
             jitter_ms: 20.0,
             ..Default::default()
         };
-        let m = |lat: f64, replies: u64| Measurement {
-            replies,
-            sent: replies,
-            latency_ms: Some(lat),
-            ..Default::default()
-        };
         // 30 replies: 3 × 20 / √60 = 7.75 ms > 6 ms. The CI run's matching link passes.
         assert!((latency_tolerance_ms(60.0, 20.0, 30) - 7.746).abs() < 1e-3);
         assert_eq!(
-            judge("a", "x", &lte_rural, &m(66.18, 30)).0,
+            judge("a", "x", &lte_rural, &answered(66.18, 30)).0,
             Verdict::Passed
         );
         // 100 replies: 4.24 ms, below 10 %: the spec's 6 ms decides again.
         assert_eq!(latency_tolerance_ms(60.0, 20.0, 100), 6.0);
-        let (v, r) = judge("ugv1", "lte_rural", &lte_rural, &m(66.18, 100));
+        let (v, r) = judge("ugv1", "lte_rural", &lte_rural, &answered(66.18, 100));
         assert_eq!(v, Verdict::Failed);
         assert_eq!(
             r.unwrap(),
@@ -658,12 +665,7 @@ mod tests {
             let sum: f64 = (0..replies)
                 .map(|_| 120.0 + 20.0 * normal() + 20.0 * normal())
                 .sum();
-            let measurement = Measurement {
-                replies,
-                sent: replies,
-                latency_ms: Some(sum / replies as f64 / 2.0),
-                ..Default::default()
-            };
+            let measurement = answered(sum / replies as f64 / 2.0, replies);
             if judge("a", "x", &lte_rural, &measurement).0 == Verdict::Failed {
                 failed += 1;
             }
