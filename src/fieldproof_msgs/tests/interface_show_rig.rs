@@ -60,7 +60,11 @@ fn shown(type_names: &[&str]) -> Vec<String> {
     let text = String::from_utf8(out.stdout).expect("utf-8");
     // One text per type, each ended by the marker (an empty message shows nothing).
     let mut texts: Vec<String> = text.split("=== end\n").map(str::to_string).collect();
-    assert_eq!(texts.pop().as_deref(), Some(""), "output after the last marker:\n{text}");
+    assert_eq!(
+        texts.pop().as_deref(),
+        Some(""),
+        "output after the last marker:\n{text}"
+    );
     assert_eq!(texts.len(), type_names.len(), "one text per type:\n{text}");
     texts
 }
