@@ -84,7 +84,7 @@ fn declare(builder: &mut NodeBuilder) -> StationParams {
                 .description("height above the deck beyond which a vehicle is clear of it, m"),
         ),
         approach_radius_m: builder.declare(
-            Param::double("approach_radius_m", 15.0)
+            Param::double("approach_radius_m", 8.0)
                 .range(0.1, 1000.0)
                 .description("horizontal distance from the carrier's centre within which a vehicle of a lower layer holds the climbs and descents of the higher ones, m"),
         ),
