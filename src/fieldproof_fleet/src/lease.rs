@@ -17,11 +17,13 @@
 //!   book has one slot, and nothing but a release, a clearance seen or the margin empties it.
 //! - **The layers below**: a lease keeps the deck's airspace for one vehicle, but a climb to
 //!   (or a descent from) a layer crosses every lower layer over the pads. So a request is
-//!   also refused while a vehicle of a lower layer is airborne in the way: climbing,
-//!   returning, holding or landing, or flying anything within the carrier's approach radius.
-//!   The lowest airborne vehicle is never held by this rule, so landings go bottom layer
-//!   first and nobody waits forever; a vehicle silent longer than the lease and its margin
-//!   holds nobody.
+//!   also refused while a vehicle of a lower layer is airborne in the way: for a launch,
+//!   flying within the carrier's approach radius (a climb takes seconds: a vehicle farther
+//!   out cannot reach the pads' column before it is done); for a landing, that too, or
+//!   returning, holding or landing wherever it is (it is bound for the pads' column, where
+//!   it will hold in its layer). The lowest airborne vehicle is never held by this rule, so
+//!   landings go bottom layer first and nobody waits forever; a vehicle silent longer than
+//!   the lease and its margin holds nobody.
 //!
 //! Everything here is pure (no DDS, no clock): the node feeds it the simulation time.
 
@@ -132,13 +134,20 @@ impl Phase {
         )
     }
 
-    /// Whether a vehicle in this phase is on its way to, over or off the carrier wherever it
-    /// is (its path crosses the pads' column).
+    /// Whether a vehicle in this phase is on its way to or over the carrier wherever it is
+    /// (it will hold in its layer over the pads' column).
     fn bound_for_the_carrier(self) -> bool {
-        matches!(
-            self,
-            Phase::Climbing | Phase::Returning | Phase::WaitingLand | Phase::Landing
-        )
+        matches!(self, Phase::Returning | Phase::WaitingLand | Phase::Landing)
+    }
+
+    /// Whether a vehicle of a lower layer in this phase, `near_carrier` or not, is in the way
+    /// of a `kind` manoeuvre of a higher one.
+    fn in_the_way_of(self, kind: Kind, near_carrier: bool) -> bool {
+        self.airborne()
+            && match kind {
+                Kind::Launch => near_carrier,
+                Kind::Land => near_carrier || self.bound_for_the_carrier(),
+            }
     }
 
     /// Whether a report in this phase renews a lease of `kind` (the holder is making
@@ -446,8 +455,7 @@ impl LeaseBook {
             .filter(|(name, _)| name.as_str() != vehicle)
             .filter(|(_, other)| {
                 other.layer_m < own_layer
-                    && other.phase.airborne()
-                    && (other.phase.bound_for_the_carrier() || other.near_carrier)
+                    && other.phase.in_the_way_of(kind, other.near_carrier)
                     && now_ns - other.at_ns <= silent_after
             })
             .min_by(|a, b| a.1.layer_m.total_cmp(&b.1.layer_m))
@@ -633,6 +641,16 @@ mod tests {
             why.contains("quad1") && why.contains("near the carrier"),
             "{why}"
         );
+        // Nor by one returning from beyond the approach radius (a landing is).
+        b.progress(&in_layer("quad1", Phase::Returning, 6.0, false), 3 * S);
+        granted(b.request("quad3", Kind::Launch, 3 * S));
+        b.progress(
+            &Report {
+                clear: true,
+                ..in_layer("quad3", Phase::Mission, 10.0, false)
+            },
+            3 * S,
+        );
         // A higher layer never holds a lower one.
         b.progress(&in_layer("quad2", Phase::WaitingLaunch, 8.0, true), 3 * S);
         b.progress(&in_layer("quad1", Phase::Mission, 6.0, false), 4 * S);
@@ -803,7 +821,8 @@ mod tests {
                                     for (lower, report) in last_report.iter().enumerate().take(v) {
                                         if let Some((phase, near, at)) = report {
                                             let in_the_way = phase.airborne()
-                                                && (phase.bound_for_the_carrier() || *near);
+                                                && (*near || (kind == Kind::Land && matches!(phase,
+                                                    Phase::Returning | Phase::WaitingLand | Phase::Landing)));
                                             prop_assert!(!(in_the_way && now - at <= 15 * S),
                                                 "{} granted over {} {:?}", names[v], names[lower], report);
                                         }
