@@ -51,6 +51,8 @@ done
 # The mission's and the fleet's executables and launch files in a temporary ament prefix
 # (`fieldproof launch` resolves pkg: and $(find-pkg-share ...) through it).
 prefix="$(mktemp -d)"
+# The stack runs as the unprivileged account (`fieldproof run --user`): let it read the prefix.
+chmod 755 "$prefix"
 trap 'rm -rf "$prefix"' EXIT
 mkdir -p "$prefix/share/ament_index/resource_index/packages"
 link_package() {

@@ -15,6 +15,15 @@
 //!   passed since the expiry. Meanwhile every request is refused.
 //! - So at most one lease is ever in force, whatever the order or delay of the messages: the
 //!   book has one slot, and nothing but a release, a clearance seen or the margin empties it.
+//! - **The layers below**: a lease keeps the deck's airspace for one vehicle, but a climb to
+//!   (or a descent from) a layer crosses every lower layer over the pads. So a request is
+//!   also refused while a vehicle of a lower layer is airborne in the way: for a launch,
+//!   flying within the carrier's approach radius (a climb takes seconds: a vehicle farther
+//!   out cannot reach the pads' column before it is done); for a landing, that too, or
+//!   returning, holding or landing wherever it is (it is bound for the pads' column, where
+//!   it will hold in its layer). The lowest airborne vehicle is never held by this rule, so
+//!   landings go bottom layer first and nobody waits forever; a vehicle silent longer than
+//!   the lease and its margin holds nobody.
 //!
 //! Everything here is pure (no DDS, no clock): the node feeds it the simulation time.
 
@@ -113,6 +122,34 @@ impl Phase {
         })
     }
 
+    /// Whether a vehicle in this phase is in the air (an aborted one coordinates no more).
+    pub fn airborne(self) -> bool {
+        matches!(
+            self,
+            Phase::Climbing
+                | Phase::Mission
+                | Phase::Returning
+                | Phase::WaitingLand
+                | Phase::Landing
+        )
+    }
+
+    /// Whether a vehicle in this phase is on its way to or over the carrier wherever it is
+    /// (it will hold in its layer over the pads' column).
+    fn bound_for_the_carrier(self) -> bool {
+        matches!(self, Phase::Returning | Phase::WaitingLand | Phase::Landing)
+    }
+
+    /// Whether a vehicle of a lower layer in this phase, `near_carrier` or not, is in the way
+    /// of a `kind` manoeuvre of a higher one.
+    fn in_the_way_of(self, kind: Kind, near_carrier: bool) -> bool {
+        self.airborne()
+            && match kind {
+                Kind::Launch => near_carrier,
+                Kind::Land => near_carrier || self.bound_for_the_carrier(),
+            }
+    }
+
     /// Whether a report in this phase renews a lease of `kind` (the holder is making
     /// progress with what the lease is for).
     fn renews(self, kind: Kind) -> bool {
@@ -157,6 +194,30 @@ impl LeaseRules {
         }
         Ok(())
     }
+}
+
+/// A vehicle's report to the station, as the book needs it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Report<'a> {
+    /// The vehicle's name.
+    pub vehicle: &'a str,
+    /// Where it is in its sortie.
+    pub phase: Phase,
+    /// Clear of the deck's airspace (the station judges it from the position and the pads).
+    pub clear: bool,
+    /// Its cruise layer's altitude, metres (not finite: unknown).
+    pub layer_m: f64,
+    /// Within the carrier's approach radius, horizontally (or the carrier's pose unknown).
+    pub near_carrier: bool,
+}
+
+/// The last report of a vehicle, for the layers rule.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Traffic {
+    phase: Phase,
+    layer_m: f64,
+    near_carrier: bool,
+    at_ns: i64,
 }
 
 /// A clearance granted to one vehicle.
@@ -246,6 +307,7 @@ pub enum Event {
 pub struct LeaseBook {
     rules: LeaseRules,
     slot: Slot,
+    traffic: std::collections::BTreeMap<String, Traffic>,
     next_id: u32,
     events: Vec<Event>,
 }
@@ -265,6 +327,7 @@ impl LeaseBook {
         Ok(LeaseBook {
             rules,
             slot: Slot::Free,
+            traffic: Default::default(),
             next_id: 1,
             events: Vec::new(),
         })
@@ -328,6 +391,9 @@ impl LeaseBook {
         let expires_ns = now_ns + nanos(self.rules.lease_s);
         match &mut self.slot {
             Slot::Free => {
+                if let Some(why) = self.lower_layer_in_the_way(vehicle, kind, now_ns) {
+                    return Decision::Refused(why);
+                }
                 let lease = Lease {
                     id: self.next_id,
                     vehicle: vehicle.to_string(),
@@ -374,11 +440,61 @@ impl LeaseBook {
         }
     }
 
-    /// `vehicle` reported `phase` at `now_ns`, `clear` telling whether it is clear of the
-    /// carrier (out of the deck's airspace or, for a landing, down on its pad: the station
-    /// judges that from the report's position and the pads). Renews, releases or frees as
-    /// the module documentation says.
-    pub fn progress(&mut self, vehicle: &str, phase: Phase, clear: bool, now_ns: i64) {
+    /// The refusal of `vehicle`'s `kind` request while a vehicle of a lower layer is
+    /// airborne in the way of its climb or descent (module documentation), if one is.
+    fn lower_layer_in_the_way(&self, vehicle: &str, kind: Kind, now_ns: i64) -> Option<String> {
+        let own_layer = self
+            .traffic
+            .get(vehicle)
+            .map(|own| own.layer_m)
+            .filter(|layer| layer.is_finite())
+            .unwrap_or(f64::INFINITY);
+        let silent_after = nanos(self.rules.lease_s + self.rules.safety_margin_s);
+        self.traffic
+            .iter()
+            .filter(|(name, _)| name.as_str() != vehicle)
+            .filter(|(_, other)| {
+                other.layer_m < own_layer
+                    && other.phase.in_the_way_of(kind, other.near_carrier)
+                    && now_ns - other.at_ns <= silent_after
+            })
+            .min_by(|a, b| a.1.layer_m.total_cmp(&b.1.layer_m))
+            .map(|(name, other)| {
+                format!(
+                    "{name} is airborne in a lower layer ({} m, {:?}{}): it crosses the {kind} \
+                     path first",
+                    other.layer_m,
+                    other.phase,
+                    if other.near_carrier {
+                        ", near the carrier"
+                    } else {
+                        ""
+                    }
+                )
+            })
+    }
+
+    /// Records `report` at `now_ns` (for the layers rule) and, from its holder, renews,
+    /// releases or frees the lease as the module documentation says: `report.clear` tells
+    /// whether it is clear of the carrier (out of the deck's airspace or, for a landing, down
+    /// on its pad).
+    pub fn progress(&mut self, report: &Report, now_ns: i64) {
+        let Report {
+            vehicle,
+            phase,
+            clear,
+            layer_m,
+            near_carrier,
+        } = *report;
+        self.traffic.insert(
+            vehicle.to_string(),
+            Traffic {
+                phase,
+                layer_m,
+                near_carrier,
+                at_ns: now_ns,
+            },
+        );
         self.tick(now_ns);
         match &mut self.slot {
             Slot::Held(lease) if lease.vehicle == vehicle => {
@@ -465,6 +581,88 @@ mod tests {
         .unwrap()
     }
 
+    /// A report with no layer known (the layers rule holds nobody).
+    fn report(vehicle: &str, phase: Phase, clear: bool) -> Report<'_> {
+        Report {
+            vehicle,
+            phase,
+            clear,
+            layer_m: f64::NAN,
+            near_carrier: false,
+        }
+    }
+
+    /// A report of `vehicle` in its `layer_m`, not clear of the deck.
+    fn in_layer(vehicle: &str, phase: Phase, layer_m: f64, near_carrier: bool) -> Report<'_> {
+        Report {
+            vehicle,
+            phase,
+            clear: false,
+            layer_m,
+            near_carrier,
+        }
+    }
+
+    #[test]
+    fn a_land_lease_waits_for_every_lower_layer_in_the_way() {
+        // Run 23 of stop 33: quad2 descended from 8 m onto pad 1 through quad1's 6 m layer
+        // while quad1 flew back over the pads: they met at 6.2 m.
+        let mut b = book();
+        b.progress(&in_layer("quad1", Phase::Returning, 6.0, false), S);
+        b.progress(&in_layer("quad2", Phase::WaitingLand, 8.0, true), S);
+        let why = refused(b.request("quad2", Kind::Land, 2 * S));
+        assert_eq!(
+            why,
+            "quad1 is airborne in a lower layer (6 m, Returning): it crosses the land path first"
+        );
+        // The lowest is never held: it lands first, then the next.
+        granted(b.request("quad1", Kind::Land, 3 * S));
+        b.progress(&in_layer("quad1", Phase::Landing, 6.0, true), 4 * S);
+        b.progress(&in_layer("quad1", Phase::Landed, 6.0, true), 8 * S);
+        granted(b.request("quad2", Kind::Land, 9 * S));
+    }
+
+    #[test]
+    fn a_lower_layer_holds_only_when_in_the_way_and_not_silent() {
+        let mut b = book();
+        b.progress(&in_layer("quad3", Phase::WaitingLand, 10.0, true), 0);
+        // Inspecting far away: not in the way.
+        b.progress(&in_layer("quad1", Phase::Mission, 6.0, false), 0);
+        // Down, or aborted: not airborne.
+        b.progress(&in_layer("quad2", Phase::Landed, 8.0, true), 0);
+        let lease = granted(b.request("quad3", Kind::Land, S));
+        b.progress(&in_layer("quad3", Phase::Landed, 10.0, true), 2 * S);
+        assert_eq!(b.slot(), &Slot::Free, "{lease:?} released");
+        // A launch through a lower layer flown near the carrier waits for it to move off.
+        b.progress(&in_layer("quad3", Phase::WaitingLaunch, 10.0, true), 3 * S);
+        b.progress(&in_layer("quad1", Phase::Mission, 6.0, true), 3 * S);
+        let why = refused(b.request("quad3", Kind::Launch, 3 * S));
+        assert!(
+            why.contains("quad1") && why.contains("near the carrier"),
+            "{why}"
+        );
+        // Nor by one returning from beyond the approach radius (a landing is).
+        b.progress(&in_layer("quad1", Phase::Returning, 6.0, false), 3 * S);
+        granted(b.request("quad3", Kind::Launch, 3 * S));
+        b.progress(
+            &Report {
+                clear: true,
+                ..in_layer("quad3", Phase::Mission, 10.0, false)
+            },
+            3 * S,
+        );
+        // A higher layer never holds a lower one.
+        b.progress(&in_layer("quad2", Phase::WaitingLaunch, 8.0, true), 3 * S);
+        b.progress(&in_layer("quad1", Phase::Mission, 6.0, false), 4 * S);
+        granted(b.request("quad2", Kind::Launch, 4 * S));
+        // A vehicle silent longer than the lease and its margin holds nobody.
+        let mut b = book();
+        b.progress(&in_layer("quad1", Phase::Returning, 6.0, false), 0);
+        b.progress(&in_layer("quad2", Phase::WaitingLand, 8.0, true), 15 * S);
+        refused(b.request("quad2", Kind::Land, 15 * S));
+        granted(b.request("quad2", Kind::Land, 15 * S + 1));
+    }
+
     fn granted(decision: Decision) -> Lease {
         match decision {
             Decision::Granted(lease) => lease,
@@ -503,15 +701,15 @@ mod tests {
     fn progress_renews_and_clearing_releases() {
         let mut b = book();
         granted(b.request("quad1", Kind::Launch, 0));
-        b.progress("quad1", Phase::Climbing, false, 4 * S);
+        b.progress(&report("quad1", Phase::Climbing, false), 4 * S);
         assert_eq!(b.in_force().unwrap().expires_ns, 9 * S);
         // Another vehicle's report changes nothing.
-        b.progress("quad2", Phase::Mission, true, 5 * S);
+        b.progress(&report("quad2", Phase::Mission, true), 5 * S);
         assert_eq!(b.in_force().unwrap().vehicle, "quad1");
         // Still climbing but clear of the deck: not done until it leaves the launch phases.
-        b.progress("quad1", Phase::Climbing, true, 6 * S);
+        b.progress(&report("quad1", Phase::Climbing, true), 6 * S);
         assert!(b.in_force().is_some());
-        b.progress("quad1", Phase::Mission, true, 7 * S);
+        b.progress(&report("quad1", Phase::Mission, true), 7 * S);
         assert_eq!(b.slot(), &Slot::Free);
         let lease = granted(b.request("quad2", Kind::Launch, 7 * S));
         assert_eq!(lease.id, 2);
@@ -521,9 +719,9 @@ mod tests {
     fn a_landing_is_released_when_landed() {
         let mut b = book();
         granted(b.request("quad3", Kind::Land, 0));
-        b.progress("quad3", Phase::Landing, false, 2 * S);
+        b.progress(&report("quad3", Phase::Landing, false), 2 * S);
         refused(b.request("quad1", Kind::Land, 3 * S));
-        b.progress("quad3", Phase::Landed, true, 4 * S);
+        b.progress(&report("quad3", Phase::Landed, true), 4 * S);
         assert_eq!(b.slot(), &Slot::Free);
         let events = b.take_events();
         assert!(
@@ -553,7 +751,7 @@ mod tests {
         let mut b = book();
         granted(b.request("quad1", Kind::Launch, 0));
         b.tick(6 * S);
-        b.progress("quad1", Phase::Mission, true, 8 * S);
+        b.progress(&report("quad1", Phase::Mission, true), 8 * S);
         assert_eq!(
             b.slot(),
             &Slot::Free,
@@ -583,28 +781,31 @@ mod tests {
     #[derive(Debug, Clone)]
     enum Step {
         Request(usize, bool),
-        Progress(usize, usize, bool),
+        Progress(usize, usize, bool, bool),
         Tick,
     }
 
     fn step() -> impl Strategy<Value = Step> {
         prop_oneof![
             (0..3usize, any::<bool>()).prop_map(|(v, land)| Step::Request(v, land)),
-            (0..3usize, 0..Phase::ALL.len(), any::<bool>())
-                .prop_map(|(v, p, clear)| Step::Progress(v, p, clear)),
+            (0..3usize, 0..Phase::ALL.len(), any::<bool>(), any::<bool>())
+                .prop_map(|(v, p, clear, near)| Step::Progress(v, p, clear, near)),
             Just(Step::Tick),
         ]
     }
 
     proptest! {
         /// Whatever arrives in whatever order and with whatever gaps, a grant is never given
-        /// while another vehicle's lease is in force or reserved, and ids only grow.
+        /// while another vehicle's lease is in force or reserved, nor while a vehicle of a
+        /// lower layer (quad1 6 m, quad2 8 m, quad3 10 m) last reported itself airborne in
+        /// the way less than 15 s ago; and ids only grow.
         #[test]
         fn never_two_leases(steps in prop::collection::vec((step(), 0..4_000_000_000i64), 1..200)) {
             let names = ["quad1", "quad2", "quad3"];
             let mut b = book();
             let mut now = 0;
             let mut last_id = 0;
+            let mut last_report: [Option<(Phase, bool, i64)>; 3] = [None; 3];
             for (step, gap) in steps {
                 now += gap;
                 let before = b.slot().clone();
@@ -615,7 +816,18 @@ mod tests {
                         let reserved = b.slot().clone();
                         if let Decision::Granted(lease) = b.request(names[v], kind, now) {
                             match reserved {
-                                Slot::Free => prop_assert!(lease.id > last_id),
+                                Slot::Free => {
+                                    prop_assert!(lease.id > last_id);
+                                    for (lower, report) in last_report.iter().enumerate().take(v) {
+                                        if let Some((phase, near, at)) = report {
+                                            let in_the_way = phase.airborne()
+                                                && (*near || (kind == Kind::Land && matches!(phase,
+                                                    Phase::Returning | Phase::WaitingLand | Phase::Landing)));
+                                            prop_assert!(!(in_the_way && now - at <= 15 * S),
+                                                "{} granted over {} {:?}", names[v], names[lower], report);
+                                        }
+                                    }
+                                }
                                 Slot::Held(held) => {
                                     prop_assert_eq!(&held.vehicle, names[v]);
                                     prop_assert_eq!(held.id, lease.id);
@@ -626,7 +838,11 @@ mod tests {
                             prop_assert!(lease.expires_ns > now);
                         }
                     }
-                    Step::Progress(v, p, clear) => b.progress(names[v], Phase::ALL[p], clear, now),
+                    Step::Progress(v, p, clear, near) => {
+                        let layer_m = 6.0 + 2.0 * v as f64;
+                        b.progress(&Report { clear, ..in_layer(names[v], Phase::ALL[p], layer_m, near) }, now);
+                        last_report[v] = Some((Phase::ALL[p], near, now));
+                    }
                     Step::Tick => b.tick(now),
                 }
             }

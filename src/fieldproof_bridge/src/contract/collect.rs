@@ -21,6 +21,7 @@ use fieldproof_runtime::Node;
 
 use super::eval::{
     topic_satisfied, Endpoint, Observations, Sample, TopicObservation, TransformSample,
+    WriterSequence,
 };
 use super::{Contract, Role};
 
@@ -82,7 +83,11 @@ fn durability(d: Option<rustdds::policy::Durability>) -> Durability {
 }
 
 /// What a message says about frames and time.
-fn sample_of<T: RosMessage + MaybeStamped>(msg: &T, received_ns: i64) -> Sample {
+fn sample_of<T: RosMessage + MaybeStamped>(
+    msg: &T,
+    info: &ros2_client::MessageInfo,
+    received_ns: i64,
+) -> Sample {
     let header = msg.maybe_header();
     let any = msg as &dyn Any;
     let child_frame_id = any
@@ -107,6 +112,10 @@ fn sample_of<T: RosMessage + MaybeStamped>(msg: &T, received_ns: i64) -> Sample 
         child_frame_id,
         transforms,
         received_ns,
+        sent_as: Some(WriterSequence {
+            writer: format!("{:?}", info.publisher_gid()),
+            sequence: info.sequence_number(),
+        }),
     }
 }
 
@@ -122,10 +131,10 @@ fn listen<T: RosMessage + MaybeStamped>(
     let topic = topic.to_string();
     Ok(node.spawn(async move {
         loop {
-            match sub.recv().await {
-                Ok(msg) => {
+            match sub.recv_with_info().await {
+                Ok((msg, info)) => {
                     let at = start.elapsed().as_nanos() as i64;
-                    let s = sample_of(&msg, at);
+                    let s = sample_of(&msg, &info, at);
                     store
                         .lock()
                         .unwrap()
@@ -314,7 +323,16 @@ mod tests {
         odom.header.frame_id = "odom".into();
         odom.header.stamp = Time::new(3, 5);
         odom.child_frame_id = "base_link".into();
-        let s = sample_of(&odom, 7);
+        let writer = ros2_client::Gid::from([7u8; 16]);
+        let info = ros2_client::MessageInfo::new(None, None, 42, writer, None);
+        let s = sample_of(&odom, &info, 7);
+        assert_eq!(
+            s.sent_as,
+            Some(WriterSequence {
+                writer: format!("{writer:?}"),
+                sequence: 42
+            })
+        );
         assert_eq!(s.stamp_ns, Some(3_000_000_005));
         assert_eq!(s.frame_id.as_deref(), Some("odom"));
         assert_eq!(s.child_frame_id.as_deref(), Some("base_link"));
@@ -325,7 +343,7 @@ mod tests {
         t.header.stamp = Time::new(1, 0);
         t.child_frame_id = "base_link".into();
         tf.transforms.push(t);
-        let s = sample_of(&tf, 0);
+        let s = sample_of(&tf, &info, 0);
         assert_eq!(s.stamp_ns, None);
         assert_eq!(
             s.transforms,
@@ -335,7 +353,7 @@ mod tests {
                 stamp_ns: 1_000_000_000
             }]
         );
-        let s = sample_of(&fieldproof_msgs::std_msgs::String::default(), 0);
+        let s = sample_of(&fieldproof_msgs::std_msgs::String::default(), &info, 0);
         assert_eq!((s.stamp_ns, s.frame_id), (None, None));
     }
 }

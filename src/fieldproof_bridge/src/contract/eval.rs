@@ -8,7 +8,10 @@
 //!   topic every listed transform arrives;
 //! - `rate`: the rate over the header stamps, the first stamp discarded, is within the
 //!   tolerance of `rate_hz` (per transform for TF; rendering sensors take the render
-//!   tolerance when given);
+//!   tolerance when given). Messages the writer sent that never reached the checker (a gap
+//!   in the writer's RTPS sequence numbers: a best-effort reader on a loaded machine, or the
+//!   reader's history overwritten) count as sent: the check judges the publisher's rate, not
+//!   the checker's share of it, and its detail says how many were counted so;
 //! - `topics`: nothing but the contract's topics (and `/parameter_events`, `/rosout`) is
 //!   visible under the namespace; hidden names (a token starting with `_`) are not visible,
 //!   and the harness's own namespaces ([`HARNESS_PREFIXES`], plus `--allow`) pass.
@@ -55,6 +58,19 @@ pub struct Sample {
     pub transforms: Vec<TransformSample>,
     /// Arrival time at the checker, nanoseconds of a monotonic clock.
     pub received_ns: i64,
+    /// The writer that sent it and the sample's RTPS sequence number in that writer, when
+    /// known: a gap in one writer's numbers is a message sent that never arrived.
+    #[serde(default)]
+    pub sent_as: Option<WriterSequence>,
+}
+
+/// Which writer sent a sample, and its sequence number there.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct WriterSequence {
+    /// The writer's GID, as text.
+    pub writer: String,
+    /// The sample's sequence number in that writer (consecutive for consecutive writes).
+    pub sequence: i64,
 }
 
 /// Everything observed about one topic.
@@ -219,9 +235,10 @@ pub fn is_hidden_name(topic: &str) -> bool {
     topic.split('/').any(|t| t.starts_with('_'))
 }
 
-/// Rate over stamps (nanoseconds, any order), the first (earliest) discarded: `None` with
-/// fewer than two stamps left or no time between them.
-pub fn rate_over_stamps(stamps: &[i64]) -> Option<f64> {
+/// Rate over stamps (nanoseconds, any order), the first (earliest) discarded, counting
+/// `lost` more messages sent within their span that never arrived: `None` with fewer than
+/// two stamps left or no time between them.
+pub fn rate_over_stamps(stamps: &[i64], lost: usize) -> Option<f64> {
     let mut s: Vec<i64> = stamps.to_vec();
     s.sort_unstable();
     s.dedup();
@@ -230,18 +247,47 @@ pub fn rate_over_stamps(stamps: &[i64]) -> Option<f64> {
         return None;
     }
     let span = (s[s.len() - 1] - s[0]) as f64 / 1e9;
-    (span > 0.0).then(|| (s.len() - 1) as f64 / span)
+    (span > 0.0).then(|| (s.len() - 1 + lost) as f64 / span)
+}
+
+/// Messages sent but never received between the samples stamped after `after_ns`: per
+/// writer, the gaps in the sequence numbers of consecutive received samples. Samples with
+/// no stamp or no sequence number count for nothing.
+pub fn lost_in_transport(samples: &[Sample], after_ns: i64) -> usize {
+    let mut by_writer: BTreeMap<&str, Vec<i64>> = BTreeMap::new();
+    for sample in samples {
+        if let (Some(stamp), Some(sent)) = (sample.stamp_ns, &sample.sent_as) {
+            if stamp > after_ns {
+                by_writer
+                    .entry(sent.writer.as_str())
+                    .or_default()
+                    .push(sent.sequence);
+            }
+        }
+    }
+    by_writer
+        .into_values()
+        .map(|mut sequences| {
+            sequences.sort_unstable();
+            sequences.dedup();
+            sequences
+                .windows(2)
+                .map(|pair| (pair[1] - pair[0] - 1).max(0) as usize)
+                .sum::<usize>()
+        })
+        .sum()
 }
 
 fn rate_finding(
     topic: &str,
     what: &str,
     stamps: &[i64],
+    lost: usize,
     expected: f64,
     tolerance: f64,
     samples_wanted: usize,
 ) -> Finding {
-    match rate_over_stamps(stamps) {
+    match rate_over_stamps(stamps, lost) {
         None => Finding::new(
             Check::Rate,
             topic,
@@ -259,12 +305,17 @@ fn rate_finding(
             } else {
                 Status::Fail
             };
+            let counted = if lost > 0 {
+                format!(" (and {lost} sent that never reached the checker, by the writer's sequence numbers)")
+            } else {
+                String::new()
+            };
             Finding::new(
                 Check::Rate,
                 topic,
                 status,
                 format!(
-                    "{what}{rate:.2} Hz over {} stamps, expected {expected} Hz ± {:.0} %",
+                    "{what}{rate:.2} Hz over {} stamps{counted}, expected {expected} Hz ± {:.0} %",
                     stamps.len().saturating_sub(1),
                     tolerance * 100.0
                 ),
@@ -425,10 +476,13 @@ fn check_topic(t: &TopicContract, o: Option<&TopicObservation>, s: &Settings) ->
                     .get(&(f.parent.as_str(), f.child.as_str()))
                     .cloned()
                     .unwrap_or_default();
+                // A TF message carries any subset of the transforms: a lost message says
+                // nothing about which, so nothing is counted as lost here.
                 out.push(rate_finding(
                     name,
                     &format!("{} -> {}: ", f.parent, f.child),
                     &st,
+                    0,
                     rate,
                     tolerance,
                     s.samples,
@@ -491,12 +545,17 @@ fn check_topic(t: &TopicContract, o: Option<&TopicObservation>, s: &Settings) ->
                 name,
                 "(arrival times, no header) ",
                 &arrivals,
+                0,
                 rate,
                 tolerance,
                 s.samples,
             ));
         } else {
-            out.push(rate_finding(name, "", &stamped, rate, tolerance, s.samples));
+            let first = stamped.iter().copied().min().unwrap_or_default();
+            let lost = lost_in_transport(&o.samples, first);
+            out.push(rate_finding(
+                name, "", &stamped, lost, rate, tolerance, s.samples,
+            ));
         }
     }
     out

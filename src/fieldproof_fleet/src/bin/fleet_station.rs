@@ -17,7 +17,7 @@
 //! ```
 
 use fieldproof_fleet::carrier::{DeckAirspace, Pose2, Road};
-use fieldproof_fleet::lease::{Decision, Kind, Lease, LeaseBook, LeaseRules, Phase, Slot};
+use fieldproof_fleet::lease::{Decision, Kind, Lease, LeaseBook, LeaseRules, Phase, Report, Slot};
 use fieldproof_runtime::clock::time_from_nanos;
 use fieldproof_runtime::logging::Throttle;
 use fieldproof_runtime::msgs::fieldproof_interfaces::{Clearance, ClearanceRequest, FleetStatus};
@@ -39,6 +39,7 @@ struct StationParams {
     safety_margin_s: ParamHandle<f64>,
     clear_radius_m: ParamHandle<f64>,
     clear_height_m: ParamHandle<f64>,
+    approach_radius_m: ParamHandle<f64>,
     deck_height_m: ParamHandle<f64>,
     rate_hz: ParamHandle<f64>,
     grant_unchecked: ParamHandle<bool>,
@@ -81,6 +82,11 @@ fn declare(builder: &mut NodeBuilder) -> StationParams {
             Param::double("clear_height_m", 3.0)
                 .range(0.1, 100.0)
                 .description("height above the deck beyond which a vehicle is clear of it, m"),
+        ),
+        approach_radius_m: builder.declare(
+            Param::double("approach_radius_m", 8.0)
+                .range(0.1, 1000.0)
+                .description("horizontal distance from the carrier's centre within which a vehicle of a lower layer holds the climbs and descents of the higher ones, m"),
         ),
         deck_height_m: builder.declare(
             Param::double("deck_height_m", 1.2)
@@ -249,7 +255,21 @@ fn main() -> std::process::ExitCode {
                             }
                             .is_clear(pose, z + params.deck_height_m.get(), position)
                         });
-                        book.progress(&m.vehicle, phase, clear, now);
+                        // Unknown (no carrier pose yet, or a position not finite): near.
+                        let near_carrier = carrier.is_none_or(|(pose, _)| {
+                            let distance = (position[0] - pose.x).hypot(position[1] - pose.y);
+                            distance.is_nan() || distance <= params.approach_radius_m.get()
+                        });
+                        book.progress(
+                            &Report {
+                                vehicle: &m.vehicle,
+                                phase,
+                                clear,
+                                layer_m: m.layer_altitude_m,
+                                near_carrier,
+                            },
+                            now,
+                        );
                     }
                     m = request_sub.recv().fuse() => {
                         let m = m?;

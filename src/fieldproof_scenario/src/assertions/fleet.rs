@@ -12,6 +12,12 @@
 //! abandoned: for a launch lease MISSION or a later phase, or ABORTED; for a land lease
 //! LANDED, ABORTED, or WAITING_LAND after LANDING (the vehicle gave the lease up).
 //!
+//! A manoeuvre's reports outside any lease that begin no later than `tolerance_s` after the
+//! first answer the recorder heard are not judged: the recorder subscribes once the run's
+//! processes are up, so a grant given before it heard the station (the fleet flies as soon as
+//! its nodes are up) is not in the recording, and the lease shows only from its renewals.
+//! They are listed in `observed` (`unjudged`).
+//!
 //! Both read the recording up to the window's end: the leases and the touchdown's LANDING
 //! from before the window too, while what must hold (the violations, the reports required, the
 //! touchdown) is taken in the window. A window that starts with the timeline (no `entry`, no
@@ -395,22 +401,32 @@ pub(super) fn leases_exclusive(
             .iter()
             .any(|l| l.vehicle == r.vehicle && l.kind == kind && l.covers(at, tolerance_s))
     };
+    // The recorder heard the station from its first answer on (see the module documentation).
+    let heard_station_from = answer_samples
+        .iter()
+        .map(|(t, _)| *t)
+        .fold(f64::INFINITY, f64::min);
+    let mut unjudged: Vec<String> = Vec::new();
     let seen: BTreeSet<&str> = reports.iter().map(|(_, r)| r.vehicle.as_str()).collect();
     for vehicle in &seen {
-        // (phase, first, last, reports) of the current run outside a lease.
-        let mut run: Option<(u8, f64, f64, usize)> = None;
-        let mut close = |run: &mut Option<(u8, f64, f64, usize)>| {
-            if let Some((phase, first, last, n)) = run.take() {
+        // (phase, first, last, reports, first received) of the current run outside a lease.
+        let mut run: Option<(u8, f64, f64, usize, f64)> = None;
+        let mut close = |run: &mut Option<(u8, f64, f64, usize, f64)>| {
+            if let Some((phase, first, last, n, first_received)) = run.take() {
                 let kind = Kind::needed_for(phase).expect("a manoeuvre").name();
-                violations.push((
-                    first,
-                    format!(
-                        "{vehicle} reported {} from {:.2} s to {:.2} s ({n} reports) outside any {kind} lease of its own",
-                        phase_name(phase),
-                        shown(first),
-                        shown(last)
-                    ),
-                ));
+                let what = format!(
+                    "{vehicle} reported {} from {:.2} s to {:.2} s ({n} reports) outside any {kind} lease of its own",
+                    phase_name(phase),
+                    shown(first),
+                    shown(last)
+                );
+                if first_received <= heard_station_from + tolerance_s {
+                    unjudged.push(format!(
+                        "{what}: begun before the recorder heard the station (its first answer at {heard_station_from:.2} s)"
+                    ));
+                } else {
+                    violations.push((first, what));
+                }
             }
         };
         for (at, r) in reports
@@ -422,13 +438,13 @@ pub(super) fn leases_exclusive(
             if !outside {
                 close(&mut run);
             } else if continues {
-                if let Some((_, _, last, n)) = run.as_mut() {
+                if let Some((_, _, last, n, _)) = run.as_mut() {
                     *last = *at;
                     *n += 1;
                 }
             } else {
                 close(&mut run);
-                run = Some((r.phase, *at, *at, 1));
+                run = Some((r.phase, *at, *at, 1, r.received));
             }
         }
         close(&mut run);
@@ -493,6 +509,7 @@ pub(super) fn leases_exclusive(
     });
     observed["per_vehicle"] = Json::Object(per_vehicle);
     observed["violations"] = violations.iter().map(|(_, v)| v.clone()).collect();
+    observed["unjudged"] = json!(unjudged);
     observed["sim_time_at_start_s"] = json!(milli(start));
     Found {
         observed,

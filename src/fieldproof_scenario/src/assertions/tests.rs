@@ -1535,3 +1535,54 @@ fn leases_from_the_bring_up_count() {
     );
     assert!(o.passed, "{o:?}");
 }
+
+#[test]
+fn a_climb_begun_before_the_recorder_heard_the_station_is_not_judged() {
+    // Run of stop 34: the station granted quad1's launch at 4.54 s of simulation; the recorder,
+    // subscribing once the processes were up, heard its first answer (a refusal to quad2
+    // naming quad1's lease) and quad1's first CLIMBING report at 4.625 s, and quad1's lease
+    // first from its renewal at 5.605 s.
+    let mut s = Store::new();
+    report(&mut s, -0.4, "quad1", FleetStatus::PHASE_CLIMBING, f64::NAN);
+    let refusal = Clearance {
+        header: header(-0.4),
+        vehicle: "quad2".into(),
+        kind: LAUNCH,
+        reason: "pad clearance held by quad1 (launch lease 1 until 4.92 s)".into(),
+        ..Clearance::default()
+    };
+    s.push(
+        "/fleet/clearance",
+        -0.4,
+        serde_json::to_value(&refusal).unwrap(),
+    );
+    report(&mut s, 0.2, "quad1", FleetStatus::PHASE_CLIMBING, f64::NAN);
+    Manoeuvre::new("quad1", LAUNCH, 1, (0.6, 2.0)).fly(&mut s);
+    Manoeuvre::new("quad2", LAUNCH, 2, (6.0, 10.0)).fly(&mut s);
+    Manoeuvre::new("quad3", LAUNCH, 3, (11.0, 15.0)).fly(&mut s);
+    Manoeuvre::new("quad1", LAND, 4, (20.0, 24.0)).fly(&mut s);
+    Manoeuvre::new("quad2", LAND, 5, (25.0, 29.0)).fly(&mut s);
+    Manoeuvre::new("quad3", LAND, 6, (30.0, 34.0)).fly(&mut s);
+    let o = leases(&s);
+    assert!(o.passed, "{o:?}");
+    assert_eq!(
+        o.observed["unjudged"],
+        json!(["quad1 reported CLIMBING from -0.40 s to -0.40 s (1 reports) outside any launch lease of its own: begun before the recorder heard the station (its first answer at -0.40 s)"])
+    );
+    // A climb without a lease begun later than the tolerance after the first answer is
+    // judged as before.
+    let mut late = s.clone();
+    report(
+        &mut late,
+        16.0,
+        "quad2",
+        FleetStatus::PHASE_CLIMBING,
+        f64::NAN,
+    );
+    let o = leases(&late);
+    assert!(
+        o.reason
+            .unwrap()
+            .contains("quad2 reported CLIMBING from 16.00 s to 16.00 s (1 reports) outside any launch lease of its own"),
+    );
+}

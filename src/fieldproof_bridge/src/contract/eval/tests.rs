@@ -71,6 +71,10 @@ fn keeping(c: &Contract, n: usize) -> Observations {
                     child_frame_id: t.child_frame_id.clone(),
                     transforms,
                     received_ns: k as i64 * period,
+                    sent_as: Some(WriterSequence {
+                        writer: "writer-1".into(),
+                        sequence: 1 + k as i64,
+                    }),
                 });
             }
         }
@@ -130,11 +134,99 @@ fn the_first_stamp_is_discarded() {
     let stamps: Vec<i64> = std::iter::once(-1_000_000)
         .chain((1..=10).map(|k| k * 20_000_000))
         .collect();
-    let r = rate_over_stamps(&stamps).unwrap();
+    let r = rate_over_stamps(&stamps, 0).unwrap();
     assert!((r - 50.0).abs() < 1e-9, "{r}");
     // Too few stamps to tell.
-    assert_eq!(rate_over_stamps(&[0, 10]), None);
-    assert_eq!(rate_over_stamps(&[5, 5, 5]), None);
+    assert_eq!(rate_over_stamps(&[0, 10], 0), None);
+    assert_eq!(rate_over_stamps(&[5, 5, 5], 0), None);
+}
+
+/// Drops every `nth` sample of `topic` after the first, as a best-effort reader on a loaded
+/// machine does: the sequence numbers keep the gaps.
+fn drop_every(o: &mut Observations, topic: &str, nth: usize) {
+    let samples = &mut obs_mut(o, topic).samples;
+    let mut index = 0;
+    samples.retain(|_| {
+        index += 1;
+        index == 1 || index % nth != 0
+    });
+}
+
+#[test]
+fn messages_lost_on_the_way_to_the_checker_count_as_sent() {
+    // CI: a best-effort odometry reader on a loaded runner received 43 of the 50 Hz a
+    // publisher kept; the writer's sequence numbers show the rest were sent.
+    let c = contract("ugv1");
+    let mut o = keeping(&c, 100);
+    drop_every(&mut o, "/ugv1/odom", 5);
+    let r = evaluate(&c, &o, &Settings::default());
+    assert!(r.passed, "{:?}", failures(&r));
+    let odom = r
+        .findings
+        .iter()
+        .find(|f| f.check == Check::Rate && f.topic == "/ugv1/odom")
+        .unwrap();
+    assert!(
+        odom.detail
+            .starts_with("50.00 Hz over 80 stamps (and 20 sent that never reached the checker"),
+        "{}",
+        odom.detail
+    );
+}
+
+#[test]
+fn a_publisher_that_skips_messages_still_fails_its_rate() {
+    // The same gaps without gaps in the sequence numbers: the writer itself sent 40 Hz
+    // (39.9 over the span: the last period lacks its message).
+    let c = contract("ugv1");
+    let mut o = keeping(&c, 100);
+    drop_every(&mut o, "/ugv1/odom", 5);
+    for (sequence, sample) in obs_mut(&mut o, "/ugv1/odom").samples.iter_mut().enumerate() {
+        sample.sent_as.as_mut().unwrap().sequence = 1 + sequence as i64;
+    }
+    let r = evaluate(&c, &o, &Settings::default());
+    let failed = failures(&r);
+    assert_eq!(failed.len(), 1, "{failed:?}");
+    assert_eq!(
+        (failed[0].0, failed[0].1.as_str()),
+        (Check::Rate, "/ugv1/odom")
+    );
+    assert!(
+        failed[0]
+            .2
+            .starts_with("39.90 Hz over 80 stamps, expected 50 Hz"),
+        "{}",
+        failed[0].2
+    );
+}
+
+#[test]
+fn lost_messages_are_counted_per_writer_after_the_first_stamp() {
+    let sample = |stamp: i64, writer: &str, sequence: i64| Sample {
+        stamp_ns: Some(stamp),
+        sent_as: Some(WriterSequence {
+            writer: writer.into(),
+            sequence,
+        }),
+        ..Sample::default()
+    };
+    let samples = vec![
+        // The discarded first stamp, and the gap after it, count for nothing.
+        sample(0, "a", 1),
+        sample(30, "a", 4),
+        sample(40, "a", 5),
+        sample(70, "a", 8),
+        // A second writer's numbers are its own: interleaving is no gap.
+        sample(35, "b", 100),
+        sample(45, "b", 101),
+        sample(55, "b", 103),
+        // No sequence number known: nothing to count.
+        Sample {
+            stamp_ns: Some(60),
+            ..Sample::default()
+        },
+    ];
+    assert_eq!(lost_in_transport(&samples, 0), 2 + 1);
 }
 
 #[test]
