@@ -1107,6 +1107,16 @@ fn launches(s: &mut Store) {
     Manoeuvre::new("quad3", LAUNCH, 3, (11.0, 15.0)).fly(s);
 }
 
+/// The fleet's sortie after quad1's launch (lease 1): quad2's and quad3's launches, then the
+/// three landings, each under its lease in turn.
+fn after_quad1_launched(s: &mut Store) {
+    Manoeuvre::new("quad2", LAUNCH, 2, (6.0, 10.0)).fly(s);
+    Manoeuvre::new("quad3", LAUNCH, 3, (11.0, 15.0)).fly(s);
+    Manoeuvre::new("quad1", LAND, 4, (20.0, 24.0)).fly(s);
+    Manoeuvre::new("quad2", LAND, 5, (25.0, 29.0)).fly(s);
+    Manoeuvre::new("quad3", LAND, 6, (30.0, 34.0)).fly(s);
+}
+
 /// A fleet taking turns: the three launches, then the three landings.
 fn fleet() -> Store {
     let mut s = Store::new();
@@ -1248,11 +1258,7 @@ fn renewals_extend_a_lease() {
     Manoeuvre::new("quad1", LAUNCH, 1, (1.0, 5.0))
         .unrenewed()
         .fly(&mut s);
-    Manoeuvre::new("quad2", LAUNCH, 2, (6.0, 10.0)).fly(&mut s);
-    Manoeuvre::new("quad3", LAUNCH, 3, (11.0, 15.0)).fly(&mut s);
-    Manoeuvre::new("quad1", LAND, 4, (20.0, 24.0)).fly(&mut s);
-    Manoeuvre::new("quad2", LAND, 5, (25.0, 29.0)).fly(&mut s);
-    Manoeuvre::new("quad3", LAND, 6, (30.0, 34.0)).fly(&mut s);
+    after_quad1_launched(&mut s);
     let o = leases(&s);
     assert!(!o.passed);
     assert_eq!(o.observed["leases"][0]["ended_by"], "expiry");
@@ -1509,11 +1515,7 @@ fn leases_from_the_bring_up_count() {
     // soon as its nodes are up); quad1 climbs into the timeline.
     let mut s = Store::new();
     Manoeuvre::new("quad1", LAUNCH, 1, (-3.0, 2.0)).fly(&mut s);
-    Manoeuvre::new("quad2", LAUNCH, 2, (6.0, 10.0)).fly(&mut s);
-    Manoeuvre::new("quad3", LAUNCH, 3, (11.0, 15.0)).fly(&mut s);
-    Manoeuvre::new("quad1", LAND, 4, (20.0, 24.0)).fly(&mut s);
-    Manoeuvre::new("quad2", LAND, 5, (25.0, 29.0)).fly(&mut s);
-    Manoeuvre::new("quad3", LAND, 6, (30.0, 34.0)).fly(&mut s);
+    after_quad1_launched(&mut s);
     let o = leases(&s);
     assert!(o.passed, "{o:?}");
     assert_eq!(o.observed["leases"][0]["from_s"], -3.0);
@@ -1558,11 +1560,7 @@ fn a_climb_begun_before_the_recorder_heard_the_station_is_not_judged() {
     );
     report(&mut s, 0.2, "quad1", FleetStatus::PHASE_CLIMBING, f64::NAN);
     Manoeuvre::new("quad1", LAUNCH, 1, (0.6, 2.0)).fly(&mut s);
-    Manoeuvre::new("quad2", LAUNCH, 2, (6.0, 10.0)).fly(&mut s);
-    Manoeuvre::new("quad3", LAUNCH, 3, (11.0, 15.0)).fly(&mut s);
-    Manoeuvre::new("quad1", LAND, 4, (20.0, 24.0)).fly(&mut s);
-    Manoeuvre::new("quad2", LAND, 5, (25.0, 29.0)).fly(&mut s);
-    Manoeuvre::new("quad3", LAND, 6, (30.0, 34.0)).fly(&mut s);
+    after_quad1_launched(&mut s);
     let o = leases(&s);
     assert!(o.passed, "{o:?}");
     assert_eq!(
