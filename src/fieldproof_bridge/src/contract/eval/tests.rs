@@ -97,6 +97,14 @@ fn failures(r: &Report) -> Vec<(Check, String, String)> {
         .collect()
 }
 
+/// The rate finding of `topic`.
+fn rate_of<'a>(r: &'a Report, topic: &str) -> &'a Finding {
+    r.findings
+        .iter()
+        .find(|f| f.check == Check::Rate && f.topic == topic)
+        .unwrap_or_else(|| panic!("no rate finding for {topic}"))
+}
+
 fn obs_mut<'a>(o: &'a mut Observations, topic: &str) -> &'a mut TopicObservation {
     o.topics.get_mut(topic).unwrap()
 }
@@ -116,11 +124,7 @@ fn a_stack_keeping_the_contract_passes_every_check() {
     assert_eq!(count(Check::Topics), 1);
     // odom, joint_states, imu, gps, scan, 4 camera, battery, plus /tf's one transform.
     assert_eq!(count(Check::Rate), 11);
-    let imu_rate = r
-        .findings
-        .iter()
-        .find(|f| f.check == Check::Rate && f.topic == "/ugv1/imu/data")
-        .unwrap();
+    let imu_rate = rate_of(&r, "/ugv1/imu/data");
     assert!(
         imu_rate.detail.starts_with("100.00 Hz over 10 stamps"),
         "{}",
@@ -161,11 +165,7 @@ fn messages_lost_on_the_way_to_the_checker_count_as_sent() {
     drop_every(&mut o, "/ugv1/odom", 5);
     let r = evaluate(&c, &o, &Settings::default());
     assert!(r.passed, "{:?}", failures(&r));
-    let odom = r
-        .findings
-        .iter()
-        .find(|f| f.check == Check::Rate && f.topic == "/ugv1/odom")
-        .unwrap();
+    let odom = rate_of(&r, "/ugv1/odom");
     assert!(
         odom.detail
             .starts_with("50.00 Hz over 80 stamps (and 20 sent that never reached the checker"),
