@@ -11,7 +11,7 @@ import subprocess
 import time
 
 from nodes import NodeProcess, wait_until
-from test_real_ros import CYCLONE_RMW, our_node, on_domain, rig_env, ros2  # noqa: F401
+from test_real_ros import CYCLONE_RMW, RIG, our_node, on_domain, rig_env, ros2  # noqa: F401
 
 import pytest
 import yaml
@@ -133,6 +133,12 @@ def contract_rates(manifest: pathlib.Path) -> dict[str, float]:
 HEAVY = {"camera/image", "camera/depth/image", "camera/points"}
 
 
+def unmeasurable_here() -> set[str]:
+    """Contract topics whose message package the rig lacks, so `ros2 topic hz` cannot load the
+    type: the minimal Jazzy in ../shared carries no tf2_msgs, so TF is left to contract_check."""
+    return set() if (RIG / "share" / "tf2_msgs").is_dir() else {"tf"}
+
+
 def test_ros2_topic_hz_agrees_with_the_bridge_contract_rates(rig_env, tmp_path, monkeypatch):
     from test_bridge_contract import MANIFEST, Vehicle  # the simulator and the bundle's launch
 
@@ -140,9 +146,11 @@ def test_ros2_topic_hz_agrees_with_the_bridge_contract_rates(rig_env, tmp_path, 
     monkeypatch.setenv("ROS_DOMAIN_ID", str(domain))
     monkeypatch.setenv("RMW_IMPLEMENTATION", CYCLONE_RMW)
     env = on_domain(rig_env, domain)
-    rates = {topic: hz for topic, hz in contract_rates(MANIFEST).items() if topic not in HEAVY}
+    every_rate = contract_rates(MANIFEST)
     assert {"odom", "joint_states", "tf", "imu/data", "gps/fix", "scan", "camera/camera_info",
-            "battery_state"} <= set(rates), rates
+            "battery_state"} <= set(every_rate), every_rate
+    left_out = HEAVY | unmeasurable_here()
+    rates = {topic: hz for topic, hz in every_rate.items() if topic not in left_out}
     vehicle = Vehicle(tmp_path, "ugv1")
     measured = {}
     try:
@@ -154,6 +162,7 @@ def test_ros2_topic_hz_agrees_with_the_bridge_contract_rates(rig_env, tmp_path, 
                                             "--use-sim-time")
     finally:
         vehicle.stop()
+    print("ros2 topic hz --use-sim-time:", {topic: round(hz, 2) for topic, hz in measured.items()})
     off = {topic: f"{measured[topic]:.2f} Hz of {hz}" for topic, hz in rates.items()
            if abs(measured[topic] - hz) > RATE_TOLERANCE * hz}
     assert not off, f"ros2 topic hz disagrees with the contract: {off}"
