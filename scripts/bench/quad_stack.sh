@@ -16,7 +16,7 @@
 # if it sets none; the quad scenarios run at 0.5 so a debug stack on a loaded machine keeps up
 # with simulation time). It builds nothing: the runner, the simulator, the bridge, `fieldproof`
 # and the mission binaries must be in target/<profile> (`cargo build --workspace`); the mission executables are found through a temporary ament
-# prefix of links to them (as src/fieldproof_mission/tests/scenarios.rs does). Needs root
+# prefix of links to them (as src/fieldproof_mission/tests/quad_scenarios.rs does). Needs root
 # (network namespaces). Runs go to runs/bench-<scenario>-rtf<factor>-<time>/.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"

@@ -1,5 +1,5 @@
 //! A scenario file run end to end by the suite's runner (`fieldproof-scenario run`), as the
-//! packages' `tests/scenarios.rs` do: one run at a time in the process, the runner's own
+//! packages' `tests/*_scenarios.rs` do: one run at a time in the process, the runner's own
 //! verdicts read back from its `run.json`.
 
 use std::path::{Path, PathBuf};

@@ -11,7 +11,7 @@
 //! are serialised (one at a time).
 //! ```text
 //! cargo build --workspace
-//! scripts/netns-run cargo test -p fieldproof_convoy --test scenarios -- --ignored --test-threads 1
+//! scripts/netns-run cargo test --workspace --test convoy_scenarios -- --ignored --test-threads 1
 //! ```
 
 use std::path::Path;

@@ -12,7 +12,7 @@
 //! are serialised (each is a whole fleet).
 //! ```text
 //! cargo build --workspace
-//! scripts/netns-run cargo test -p fieldproof_fleet --test scenarios -- --ignored --test-threads 1
+//! scripts/netns-run cargo test --workspace --test fleet_scenarios -- --ignored --test-threads 1
 //! ```
 
 use std::path::Path;

@@ -11,7 +11,7 @@
 //! are serialised (one at a time: each is a whole simulated vehicle and its stack).
 //! ```text
 //! cargo build --workspace
-//! scripts/netns-run cargo test -p fieldproof_mission --test scenarios -- --ignored --test-threads 1
+//! scripts/netns-run cargo test --workspace --test quad_scenarios -- --ignored --test-threads 1
 //! ```
 
 use std::path::{Path, PathBuf};
