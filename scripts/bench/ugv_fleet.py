@@ -119,10 +119,13 @@ class BusyCores:
             self.samples.append((time.time(), busy, total))
             self.stopped.wait(1.0)
 
-    def between(self, start_unix: float, end_unix: float) -> float | None:
-        """Average busy cores between two wall-clock instants (the nearest samples inside)."""
+    def stop(self) -> None:
+        """Ends the sampling."""
         self.stopped.set()
         self.thread.join()
+
+    def between(self, start_unix: float, end_unix: float) -> float | None:
+        """Average busy cores between two wall-clock instants (the nearest samples inside)."""
         inside = [s for s in self.samples if start_unix <= s[0] <= end_unix]
         if len(inside) < 2:
             return None
@@ -142,6 +145,7 @@ def bench_one(vehicles: int, rtf: float, out: pathlib.Path) -> dict:
     done = subprocess.run([fieldproof, "run", str(path), "--out", str(run_dir), "--real-time-factor",
                            str(rtf)], env=ament_env(), capture_output=True, text=True)
     wall = time.time() - started
+    busy.stop()
     record = json.loads((run_dir / "run.json").read_text()) if (run_dir / "run.json").is_file() else {}
     network = record.get("network") or {}
     achieved = network.get("sim_s_per_wall_s")
@@ -150,8 +154,6 @@ def bench_one(vehicles: int, rtf: float, out: pathlib.Path) -> dict:
     cores = None
     if timeline_start and achieved:
         cores = busy.between(timeline_start, timeline_start + timeline_s / achieved)
-    else:
-        busy.between(0, 0)
     resources = record.get("resources") or {}
     failed = [a.get("name") for a in record.get("assertions", []) if not a.get("passed", False)]
     return {
