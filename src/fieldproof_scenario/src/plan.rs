@@ -222,6 +222,8 @@ pub fn plan(
         p.seed.to_string(),
         "--real-time-factor".into(),
         p.real_time_factor.to_string(),
+        // Released by the runner when every process is ready (run::params).
+        "--paused".into(),
     ];
     for v in &s.vehicles {
         let mut spec = format!("ns={},manifest={}", v.namespace, v.manifest_path.display());
@@ -524,6 +526,8 @@ mod tests {
         assert!(names.contains(&"ugv1/goal_driver"));
         assert_eq!(*names.last().unwrap(), "ground_station");
         let sim = &p[0].argv;
+        // Started paused: the runner releases it when every process is ready.
+        assert!(sim.contains(&"--paused".to_string()), "{sim:?}");
         assert!(sim
             .iter()
             .any(|a| a.starts_with("ns=ugv1,manifest=") && a.ends_with(",spawn=spawn_dock")));

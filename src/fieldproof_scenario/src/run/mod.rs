@@ -23,6 +23,7 @@
 mod containment;
 pub mod contracts;
 mod handoff;
+mod params;
 pub mod privilege;
 mod processes;
 mod recorder;

@@ -13,19 +13,18 @@ use fieldproof_link::shaper::{unix_now, LinkShaper};
 use fieldproof_runtime::lifecycle::{self, PRIMARY_STATE_ACTIVE};
 use fieldproof_runtime::msgs::geometry_msgs::{Point, Pose, PoseStamped, Quaternion};
 use fieldproof_runtime::msgs::std_msgs;
-use fieldproof_runtime::{qos, Node, NodeBuilder, ParamValue};
+use fieldproof_runtime::{qos, Node, NodeBuilder};
 use futures::FutureExt;
 use indicatif::ProgressBar;
-use ros2_client::parameters::raw;
-use ros2_client::rcl_interfaces::{SetParametersRequest, SetParametersResponse};
 use serde_json::Value as Json;
 
+use super::params::{param_client, release_simulator, set_params, ParamClient, SIMULATOR};
 use super::processes::{Processes, Readiness};
 use super::recorder::{start_recorder, Recorder};
 use super::say;
 use crate::assertions::holds_latest;
 use crate::interrupt::Interrupt;
-use crate::model::{Action, ParamSetting, Scenario, Vehicle};
+use crate::model::{Action, Scenario, Vehicle};
 use crate::resources::Sampler;
 use crate::store::Store;
 use crate::timeline::{Event, Timeline};
@@ -53,75 +52,6 @@ pub(super) struct DdsOutcome {
     pub(super) recording_error: Option<String>,
     /// With `--check-contracts`: each vehicle's contract check.
     pub(super) contracts: Option<Vec<super::contracts::VehicleCheck>>,
-}
-
-/// A parameter setting as `rcl_interfaces` carries it (through the runtime's
-/// [`ParamValue::to_raw`], so the wire value is built in one place).
-fn raw_value(p: &ParamSetting) -> raw::ParameterValue {
-    let value = match p {
-        ParamSetting::Bool(b) => ParamValue::Bool(*b),
-        ParamSetting::Double(d) => ParamValue::Double(*d),
-        ParamSetting::Doubles(d) => ParamValue::DoubleArray(d.clone()),
-    };
-    value.to_raw()
-}
-
-/// A parameter setting as the timeline reports it.
-fn describe_setting(p: &ParamSetting) -> String {
-    match p {
-        ParamSetting::Bool(b) => b.to_string(),
-        ParamSetting::Double(d) => d.to_string(),
-        ParamSetting::Doubles(d) => format!("{d:?}"),
-    }
-}
-
-/// Sets parameters through the node's `~/set_parameters` service, as `ros2 param set` does.
-type ParamClient = fieldproof_runtime::Client<SetParametersRequest, SetParametersResponse>;
-
-/// The `~/set_parameters` client of a node (made during the bring-up, so it has matched
-/// the service before the timeline needs it).
-fn param_client(node: &Node, fqn: &str) -> Result<ParamClient, String> {
-    node.client::<SetParametersRequest, SetParametersResponse>(
-        &format!("{fqn}/set_parameters"),
-        "rcl_interfaces/srv/SetParameters",
-    )
-    .map_err(|e| format!("{fqn}/set_parameters: {e}"))
-}
-
-/// Sets `params` on the node `fqn`; what was set, or the first refusal.
-async fn set_params(
-    client: &ParamClient,
-    fqn: &str,
-    params: &[(String, ParamSetting)],
-) -> Result<String, String> {
-    let req = SetParametersRequest {
-        parameter: params
-            .iter()
-            .map(|(n, v)| raw::Parameter {
-                name: n.clone(),
-                value: raw_value(v),
-            })
-            .collect(),
-    };
-    let resp = client
-        .call_retry(req, Duration::from_millis(500), 6)
-        .await
-        .map_err(|e| format!("{fqn}/set_parameters: {e}"))?;
-    let mut done = Vec::new();
-    for ((n, v), r) in params.iter().zip(&resp.results) {
-        if !r.successful {
-            return Err(format!("{fqn}: {n} refused: {}", r.reason));
-        }
-        done.push(format!("{n}={}", describe_setting(v)));
-    }
-    if resp.results.len() != params.len() {
-        return Err(format!(
-            "{fqn}: {} results for {} parameters",
-            resp.results.len(),
-            params.len()
-        ));
-    }
-    Ok(format!("set {fqn} {}", done.join(" ")))
 }
 
 /// A goal in the vehicle's odom frame (its origin: the spawn pose).
@@ -303,6 +233,14 @@ async fn dds_body(
             }
         }
     }
+    // The simulator's, to release it when the bring-up is over (the plan starts it paused).
+    let simulator = match param_client(node, SIMULATOR) {
+        Ok(c) => c,
+        Err(err) => {
+            out.error = Some(err);
+            return (out, timeline);
+        }
+    };
     // Readiness.
     bar.set_message("waiting for the processes to be ready");
     let ready_deadline = Instant::now() + Duration::from_secs_f64(s.raw.timeouts.ready_s.get());
@@ -329,7 +267,6 @@ async fn dds_body(
             .iter()
             .map(|n| n.fully_qualified_name())
             .collect();
-        let clock_ok = node.clock().now_nanos() > 0;
         let (mut waiting, died) = match shared
             .lock()
             .expect("shared")
@@ -348,7 +285,7 @@ async fn dds_body(
             out.error = Some(d);
             return (out, timeline);
         }
-        for (fqn, c) in &clients {
+        for (fqn, c) in clients.iter().chain([(&SIMULATOR.to_string(), &simulator)]) {
             if !c.service_is_ready() {
                 waiting.push((format!("{fqn}/set_parameters"), false));
             }
@@ -378,7 +315,7 @@ async fn dds_body(
                 }
             }
         }
-        if waiting.is_empty() && clock_ok {
+        if waiting.is_empty() {
             break;
         }
         let now = Instant::now();
@@ -393,7 +330,7 @@ async fn dds_body(
             })
             .map(|(n, _)| n.as_str())
             .collect();
-        if !late.is_empty() || (!clock_ok && now > ready_deadline) {
+        if !late.is_empty() {
             if now > ground_deadline {
                 // A managed node still waited for is past its own timeout too; its wait's
                 // timer ends a moment after this deadline, so its result may not be in yet.
@@ -409,11 +346,7 @@ async fn dds_body(
                     }
                 }
             }
-            let mut who: Vec<String> = late.iter().map(|s| s.to_string()).collect();
-            if !clock_ok {
-                who.push("simulator (/clock)".into());
-            }
-            out.error = Some(format!("not ready in time: {}", who.join(", ")));
+            out.error = Some(format!("not ready in time: {}", late.join(", ")));
             return (out, timeline);
         }
         bar.set_message(format!(
@@ -436,6 +369,18 @@ async fn dds_body(
         }
     }
     drop(activations);
+    // Simulation time starts now, with every process up and discovered.
+    bar.set_message("starting the simulation");
+    if let Err(err) = release_simulator(
+        node,
+        &simulator,
+        Instant::now() + Duration::from_secs_f64(s.raw.timeouts.clock_stall_s.get()),
+    )
+    .await
+    {
+        out.error = Some(err);
+        return (out, timeline);
+    }
     // The ground station's probe thread, real-time from here on (it cannot make itself so).
     out.warnings.extend(
         shared
@@ -858,16 +803,5 @@ mod tests {
             &goal,
         );
         assert_eq!((x, y), (-14.0, 1.0));
-    }
-
-    #[test]
-    fn parameter_values_carry_their_type() {
-        let v = raw_value(&ParamSetting::Bool(true));
-        assert_eq!((v.ptype, v.boolean_value), (raw::ParameterType::BOOL, true));
-        let v = raw_value(&ParamSetting::Doubles(vec![0.0, 0.0, 0.05]));
-        assert_eq!(v.ptype, raw::ParameterType::DOUBLE_ARRAY);
-        assert_eq!(v.double_array, vec![0.0, 0.0, 0.05]);
-        let v = raw_value(&ParamSetting::Double(0.3));
-        assert_eq!((v.ptype, v.double_value), (raw::ParameterType::DOUBLE, 0.3));
     }
 }
