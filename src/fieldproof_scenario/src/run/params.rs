@@ -6,6 +6,7 @@
 use std::time::{Duration, Instant};
 
 use fieldproof_runtime::{Node, ParamValue};
+use futures::FutureExt;
 use ros2_client::parameters::raw;
 use ros2_client::rcl_interfaces::{SetParametersRequest, SetParametersResponse};
 
@@ -97,14 +98,19 @@ pub(super) async fn release_simulator(
         &[("paused".into(), ParamSetting::Bool(false))],
     )
     .await?;
-    while node.clock().now_nanos() <= 0 {
-        if Instant::now() > deadline {
+    // The first `/clock` sample past zero ends the wait (no polling).
+    let clock = node.clock();
+    let started = clock.sleep_until_nanos(1).fuse();
+    let late = FutureExt::fuse(smol::Timer::at(deadline));
+    futures::pin_mut!(started, late);
+    futures::select! {
+        _ = started => {}
+        _ = late => {
             return Err(format!(
                 "not ready in time: simulator (/clock did not start after {SIMULATOR} was \
                  released)"
             ));
         }
-        smol::Timer::after(Duration::from_millis(20)).await;
     }
     Ok(())
 }

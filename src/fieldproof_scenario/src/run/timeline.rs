@@ -234,13 +234,17 @@ async fn dds_body(
         }
     }
     // The simulator's, to release it when the bring-up is over (the plan starts it paused).
-    let simulator = match param_client(node, SIMULATOR) {
-        Ok(c) => c,
-        Err(err) => {
-            out.error = Some(err);
-            return (out, timeline);
+    if !clients.contains_key(SIMULATOR) {
+        match param_client(node, SIMULATOR) {
+            Ok(c) => {
+                clients.insert(SIMULATOR.to_string(), c);
+            }
+            Err(err) => {
+                out.error = Some(err);
+                return (out, timeline);
+            }
         }
-    };
+    }
     // Readiness.
     bar.set_message("waiting for the processes to be ready");
     let ready_deadline = Instant::now() + Duration::from_secs_f64(s.raw.timeouts.ready_s.get());
@@ -285,7 +289,7 @@ async fn dds_body(
             out.error = Some(d);
             return (out, timeline);
         }
-        for (fqn, c) in clients.iter().chain([(&SIMULATOR.to_string(), &simulator)]) {
+        for (fqn, c) in &clients {
             if !c.service_is_ready() {
                 waiting.push((format!("{fqn}/set_parameters"), false));
             }
@@ -373,7 +377,7 @@ async fn dds_body(
     bar.set_message("starting the simulation");
     if let Err(err) = release_simulator(
         node,
-        &simulator,
+        &clients[SIMULATOR],
         Instant::now() + Duration::from_secs_f64(s.raw.timeouts.clock_stall_s.get()),
     )
     .await
