@@ -4,7 +4,7 @@ Starts the simulator with robots/ugv_ref and the bundle's adapters (through `fie
 lets them settle, then measures every process's CPU (% of one core) and resident memory over a
 window, and prints one line per process and the bundle's total.
 
-    scripts/netns-run .venv/bin/python scripts/bench/bundle_cost.py [--window 10] [--ns ugv1]
+    scripts/netns-run .venv/bin/python scripts/bench/bundle_cost.py [--window 10] [--ns ugv1] [--clock-rate-hz 200]
 (needs the colcon install tree: scripts/test builds it, or `colcon build --base-paths src`)
 """
 
@@ -56,6 +56,8 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--window", type=float, default=10.0)
     ap.add_argument("--ns", default="ugv1")
+    ap.add_argument("--clock-rate-hz", type=float, default=0.0,
+                    help="the simulator's /clock rate (0: every 1 ms step, the simulator's default)")
     args = ap.parse_args()
     if os.environ.get("FIELDPROOF_IN_NETNS") != "1":
         sys.exit("run inside a private network namespace: scripts/netns-run ...")
@@ -67,7 +69,8 @@ def main() -> None:
                         "-n", args.ns], env=ament_env(), check=True, capture_output=True)
         sim = subprocess.Popen([fieldproof, "exec", "fieldproof_sim", "fieldproof_sim", "--world",
                                 str(ROOT / "worlds/depot.yaml"), "--vehicle",
-                                f"ns={args.ns},manifest={manifest},spawn=spawn_dock"], env=ament_env(),
+                                f"ns={args.ns},manifest={manifest},spawn=spawn_dock", "--ros-args", "-p",
+                                f"clock_rate_hz:={args.clock_rate_hz}"], env=ament_env(),
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         launch = subprocess.Popen([fieldproof, "launch", "fieldproof_bridge", "bridge.launch.yaml",
                                    f"bundle:={bundle}", "gz:=false"], env=ament_env(),
@@ -85,7 +88,8 @@ def main() -> None:
             launch.wait(30)
             sim.send_signal(2)
             sim.wait(30)
-    print(f"ugv_ref bundle (-n {args.ns}) over {args.window:.0f} s, simulator at real time")
+    clock = f"/clock at {args.clock_rate_hz:g} Hz" if args.clock_rate_hz > 0 else "/clock every 1 ms step"
+    print(f"ugv_ref bundle (-n {args.ns}) over {args.window:.0f} s, simulator at real time, {clock}")
     for label, cpu, rss in rows:
         print(f"  {label:<44} CPU {cpu:6.1f} %   RSS {rss:7.1f} MiB")
     adapters = rows[1:]

@@ -34,10 +34,10 @@ pub struct RawScenario<Entry = RawEntry, Check = RawAssertion> {
     /// Simulation time the timeline runs (default 60 s).
     #[serde(default)]
     pub duration_s: Option<Secs>,
-    /// The simulator's `/clock` rate, Hz (default: every step, 1000 Hz). Every node on
-    /// simulation time wakes for each `/clock` message: a fleet's many nodes on a small host
-    /// run cheaper at 200 Hz, and a timer whose period is a multiple of the clock's (20 Hz,
-    /// 50 Hz) stays exact in simulation time.
+    /// The simulator's `/clock` rate, Hz (default 200, `plan::DEFAULT_CLOCK_RATE_HZ`; 1000:
+    /// every step). Every node on simulation time wakes for each `/clock` message, so the
+    /// rate is the largest part of an idle node's cost; a timer whose period is a multiple of
+    /// the clock's (at 200 Hz: 1 to 50 Hz) stays exact in simulation time.
     #[serde(default)]
     pub clock_rate_hz: Option<f64>,
     /// The vehicles.
