@@ -22,6 +22,7 @@ import argparse
 import json
 import os
 import pathlib
+import shutil
 import subprocess
 import sys
 import threading
@@ -140,6 +141,7 @@ def bench_one(vehicles: int, rtf: float, out: pathlib.Path) -> dict:
     path.write_text(scenario(vehicles, base=str(ROOT)))
     fieldproof = str(INSTALL / "fieldproof_tools/lib/fieldproof_tools/fieldproof")
     run_dir = out / "run"
+    shutil.rmtree(run_dir, ignore_errors=True)  # `fieldproof run --out` refuses an existing one
     busy = BusyCores()
     started = time.time()
     done = subprocess.run([fieldproof, "run", str(path), "--out", str(run_dir), "--real-time-factor",

@@ -399,13 +399,17 @@ impl MessageReceiver {
             // topics that have no submessage protection
             if receiver_entity_id == EntityId::UNKNOWN {
               let sending_writer_entity_id = submessage.sender_entity_id();
+              let sending_writer = GUID::new_with_prefix_and_id(
+                self.source_guid_prefix,
+                sending_writer_entity_id,
+              );
 
               let available_target_entity_ids: Vec<EntityId> = self
                 .available_readers
                 .values()
                 .filter(|target_reader| {
                   // Reader must contain the writer
-                  target_reader.contains_writer(sending_writer_entity_id)
+                  target_reader.contains_writer(sending_writer)
                     // But there are two exceptions:
                     // 1. SPDP reader must read from unknown SPDP writers
                     //  TODO: This logic here is uglyish. Can we just inject a

@@ -499,12 +499,18 @@ impl Reader {
     }
   }
 
-  pub fn contains_writer(&self, entity_id: EntityId) -> bool {
+  /// Whether a submessage of `writer` addressed to no reader in particular is for this
+  /// reader. A user-defined writer must be matched (a map lookup: its DATA, HEARTBEAT and GAP
+  /// are dropped by the reader otherwise); a built-in one is looked up by its entity id alone,
+  /// since discovery data from a participant not matched yet is taken.
+  pub fn contains_writer(&self, writer: GUID) -> bool {
     if !self.like_stateless {
-      self
-        .matched_writers
-        .iter()
-        .any(|(&g, _)| g.entity_id == entity_id)
+      self.matched_writers.contains_key(&writer)
+        || (!writer.entity_id.entity_kind.is_user_defined()
+          && self
+            .matched_writers
+            .keys()
+            .any(|g| g.entity_id == writer.entity_id))
     } else {
       // Making it explicit: stateless reader does not contain any writers
       false
