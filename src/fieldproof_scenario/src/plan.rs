@@ -503,6 +503,12 @@ mod tests {
         }
     }
 
+    /// The simulator's command line ends by setting its `/clock` rate to `rate`.
+    fn assert_clock_rate(sim: &[String], rate: &str) {
+        let expected = ["--ros-args", "-p", &format!("clock_rate_hz:={rate}")].map(String::from);
+        assert!(sim.ends_with(&expected), "{sim:?}");
+    }
+
     #[test]
     fn plan_of_the_example() {
         let s =
@@ -537,14 +543,7 @@ mod tests {
             .iter()
             .any(|a| a.starts_with("ns=ugv1,manifest=") && a.ends_with(",spawn=spawn_dock")));
         // The scenario sets no clock rate: the runner's default, not every step.
-        assert!(
-            sim.ends_with(&[
-                "--ros-args".into(),
-                "-p".into(),
-                "clock_rate_hz:=200.0".into()
-            ]),
-            "{sim:?}"
-        );
+        assert_clock_rate(sim, "200.0");
         let lm = p.iter().find(|x| x.name == "ugv1/link_monitor").unwrap();
         assert!(lm.argv.contains(&"input:=cmd_vel_nav".to_string()));
         assert!(lm.argv.contains(&"output:=cmd_vel".to_string()));
@@ -831,14 +830,7 @@ mod tests {
         assert!(sim
             .iter()
             .any(|a| a.starts_with("ns=quad2,") && a.ends_with(",pad=carrier/pad_1")));
-        assert!(
-            sim.ends_with(&[
-                "--ros-args".into(),
-                "-p".into(),
-                "clock_rate_hz:=200.0".into()
-            ]),
-            "{sim:?}"
-        );
+        assert_clock_rate(sim, "200.0");
         let quad2 = p.iter().find(|x| x.name == "quad2/stack").unwrap();
         for arg in [
             "spawn_x_m:=-0.2",
