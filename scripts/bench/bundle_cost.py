@@ -5,6 +5,7 @@ lets them settle, then measures every process's CPU (% of one core) and resident
 window, and prints one line per process and the bundle's total.
 
     scripts/netns-run .venv/bin/python scripts/bench/bundle_cost.py [--window 10] [--ns ugv1] [--clock-rate-hz 200]
+        [--container]   (the adapters as nodes of one process: bundle_container, launch's container:=true)
 (needs the colcon install tree: scripts/test builds it, or `colcon build --base-paths src`)
 """
 
@@ -58,6 +59,8 @@ def main() -> None:
     ap.add_argument("--ns", default="ugv1")
     ap.add_argument("--clock-rate-hz", type=float, default=0.0,
                     help="the simulator's /clock rate (0: every 1 ms step, the simulator's default)")
+    ap.add_argument("--container", action="store_true",
+                    help="run the adapters composed in one process (container:=true)")
     args = ap.parse_args()
     if os.environ.get("FIELDPROOF_IN_NETNS") != "1":
         sys.exit("run inside a private network namespace: scripts/netns-run ...")
@@ -73,7 +76,8 @@ def main() -> None:
                                 f"clock_rate_hz:={args.clock_rate_hz}"], env=ament_env(),
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         launch = subprocess.Popen([fieldproof, "launch", "fieldproof_bridge", "bridge.launch.yaml",
-                                   f"bundle:={bundle}", "gz:=false"], env=ament_env(),
+                                   f"bundle:={bundle}", "gz:=false",
+                                   f"container:={'true' if args.container else 'false'}"], env=ament_env(),
                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:
             time.sleep(5.0)
@@ -89,7 +93,8 @@ def main() -> None:
             sim.send_signal(2)
             sim.wait(30)
     clock = f"/clock at {args.clock_rate_hz:g} Hz" if args.clock_rate_hz > 0 else "/clock every 1 ms step"
-    print(f"ugv_ref bundle (-n {args.ns}) over {args.window:.0f} s, simulator at real time, {clock}")
+    how = "composed in one process" if args.container else "a process per adapter"
+    print(f"ugv_ref bundle (-n {args.ns}, {how}) over {args.window:.0f} s, simulator at real time, {clock}")
     for label, cpu, rss in rows:
         print(f"  {label:<44} CPU {cpu:6.1f} %   RSS {rss:7.1f} MiB")
     adapters = rows[1:]

@@ -9,13 +9,15 @@ still, report the link back within 25 s of the restore, and the vehicle must rea
 no collision, every link period as its profile says. The eight-vehicle file is shipped:
 
     .venv/bin/python scripts/bench/ugv_fleet.py scenario 8 > config/scenarios/ugv_fleet8_link_loss.yaml
-    scripts/netns-run .venv/bin/python scripts/bench/ugv_fleet.py bench 1 2 4 8 [--rtf 1.0]
+    scripts/netns-run .venv/bin/python scripts/bench/ugv_fleet.py bench 1 2 4 8 [--rtf 1.0] [--separate]
 
 `bench` runs `fieldproof run` for each count (the colcon install tree must be built:
 scripts/build) and prints, per count: the verdict and the failed assertions, the real-time
 factor the timeline achieved, the machine's busy cores during the timeline (from /proc/stat),
-the run's CPU and peak memory (run.json's resources), and the bring-up time. Nothing else
-should run on the machine meanwhile.
+the run's CPU and peak memory (run.json's resources), and the bring-up time. Each vehicle's
+bridge adapters run composed in one process, as the runner does by default; `--separate` runs
+them as a process each (`compose_bundles: false`), to compare. Nothing else should run on the
+machine meanwhile.
 """
 
 import argparse
@@ -134,11 +136,15 @@ class BusyCores:
         return (busy1 - busy0) / (total1 - total0) * os.cpu_count()
 
 
-def bench_one(vehicles: int, rtf: float, out: pathlib.Path) -> dict:
-    """Runs the scenario for `vehicles` UGVs; what it measured."""
+def bench_one(vehicles: int, rtf: float, out: pathlib.Path, separate: bool = False) -> dict:
+    """Runs the scenario for `vehicles` UGVs (adapters a process each if `separate`); what it
+    measured."""
     out.mkdir(parents=True, exist_ok=True)
     path = out / f"ugv_fleet{vehicles}_link_loss.yaml"
-    path.write_text(scenario(vehicles, base=str(ROOT)))
+    text = scenario(vehicles, base=str(ROOT))
+    if separate:
+        text += "compose_bundles: false\n"
+    path.write_text(text)
     fieldproof = str(INSTALL / "fieldproof_tools/lib/fieldproof_tools/fieldproof")
     run_dir = out / "run"
     shutil.rmtree(run_dir, ignore_errors=True)  # `fieldproof run --out` refuses an existing one
@@ -185,6 +191,8 @@ def main() -> None:
     run.add_argument("counts", type=int, nargs="+")
     run.add_argument("--rtf", type=float, default=1.0, help="real-time factor asked for (default 1.0)")
     run.add_argument("--out", type=pathlib.Path, default=ROOT / "runs" / "bench-ugv-fleet")
+    run.add_argument("--separate", action="store_true",
+                     help="each bridge adapter its own process (compose_bundles: false)")
     args = parser.parse_args()
     if args.command == "scenario":
         try:
@@ -198,12 +206,13 @@ def main() -> None:
         if not 1 <= count <= LANES:
             sys.exit(f"ugv_fleet.py: counts: {count} is not between 1 and {LANES}")
     print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f}; "
-          f"real-time factor asked {args.rtf}")
+          f"real-time factor asked {args.rtf}; bridge adapters "
+          f"{'a process each' if args.separate else 'composed, one process per vehicle'}")
     print(f"{'UGVs':>4}  {'verdict':<8} {'achieved RTF':>12} {'busy cores':>10} {'run cores':>9} "
           f"{'peak RSS':>9} {'bring-up':>8}  failed assertions")
     results = []
     for count in args.counts:
-        r = bench_one(count, args.rtf, args.out / str(count))
+        r = bench_one(count, args.rtf, args.out / str(count), args.separate)
         results.append(r)
         print(f"{count:>4}  {r['status']:<8} {fmt(r['achieved_rtf'], '{:.3f}'):>12} "
               f"{fmt(r['busy_cores'], '{:.2f}'):>10} {r['run_cores']:>9.2f} "

@@ -156,6 +156,7 @@ pub mod fieldproof_interfaces;
 pub mod geometry_msgs;
 pub mod lifecycle_msgs;
 pub mod nav_msgs;
+pub mod rcl_interfaces;
 pub mod rosgraph_msgs;
 pub mod sensor_msgs;
 pub mod std_msgs;

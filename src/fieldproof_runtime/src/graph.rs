@@ -88,6 +88,19 @@ impl Graph {
         v
     }
 
+    pub(crate) fn nodes_by_participant(&self) -> Vec<Vec<NodeInfo>> {
+        let s = self.state.lock().unwrap();
+        s.nodes
+            .values()
+            .filter(|nodes| !nodes.is_empty())
+            .map(|nodes| {
+                let mut v = nodes.clone();
+                v.sort();
+                v
+            })
+            .collect()
+    }
+
     /// Waits until `cond` holds on the graph.
     pub(crate) async fn wait(&self, cond: impl Fn(&Graph) -> bool) {
         loop {

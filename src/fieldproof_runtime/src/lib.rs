@@ -35,6 +35,7 @@
 
 pub mod args;
 pub mod clock;
+pub mod container;
 pub mod env;
 pub mod graph;
 pub mod lifecycle;
@@ -42,6 +43,7 @@ pub mod logging;
 pub mod names;
 mod node;
 pub mod params;
+mod participant;
 mod pubsub;
 pub mod qos;
 mod rpc;
@@ -51,15 +53,13 @@ pub mod value;
 
 use std::future::Future;
 use std::process::ExitCode;
-use std::sync::Arc;
-
-use futures::{FutureExt, StreamExt};
 
 pub use clock::{Clock, Timer};
 /// The message types (`fieldproof_msgs`), re-exported.
 pub use fieldproof_msgs as msgs;
 pub use node::{Node, NodeBuilder, NodeConfig, NodeError, StartError};
 pub use params::{Param, ParamAccessError, ParamChange, ParamHandle, ParamKind, Watch};
+pub use participant::Participant;
 pub use pubsub::{Publisher, Subscription, MALFORMED_LOG_PERIOD};
 pub use qos::QosSpec;
 pub use service::{Client, Server};
@@ -93,11 +93,11 @@ pub enum RunError {
 /// [`run`]). Exit codes: 0 after a normal end or SIGINT/SIGTERM, 2 for bad command-line
 /// arguments (one that is not UTF-8 included), parameters or environment (the message names
 /// the culprit), 1 otherwise.
-pub fn main<B, F, Fut>(builder: B, body: F) -> ExitCode
+pub fn main<'a, B, F, Fut>(builder: B, body: F) -> ExitCode
 where
     B: FnOnce() -> NodeBuilder,
-    F: FnOnce(Node) -> Fut,
-    Fut: Future<Output = NodeResult>,
+    F: FnOnce(Node) -> Fut + 'a,
+    Fut: Future<Output = NodeResult> + 'a,
 {
     // args_os: a program path or argument that is not UTF-8 must not panic here.
     let prog = std::env::args_os()
@@ -149,21 +149,21 @@ where
 /// services and the `/clock` follower, runs `body` until it returns, [`Node::shutdown`]
 /// is called or SIGINT/SIGTERM arrives; then drops the body (its publishers and
 /// subscriptions), the runtime's tasks, the node and finally the participant.
-pub fn run<F, Fut>(cfg: NodeConfig, body: F) -> Result<(), RunError>
+pub fn run<'a, F, Fut>(cfg: NodeConfig, body: F) -> Result<(), RunError>
 where
-    F: FnOnce(Node) -> Fut,
-    Fut: Future<Output = NodeResult>,
+    F: FnOnce(Node) -> Fut + 'a,
+    Fut: Future<Output = NodeResult> + 'a,
 {
-    run_node(cfg, body, false)
+    container::run_all(vec![container::Composable::new(cfg, body)], false)
 }
 
 /// Runs `body` as a node named `name` on ROS domain `domain_id`, in this process, with no
 /// command line and none of the process's environment: an in-process peer beside the nodes
 /// a test starts, or a tool that picks its own domain.
-pub fn run_on_domain<F, Fut>(name: &str, domain_id: u16, body: F) -> Result<(), RunError>
+pub fn run_on_domain<'a, F, Fut>(name: &str, domain_id: u16, body: F) -> Result<(), RunError>
 where
-    F: FnOnce(Node) -> Fut,
-    Fut: Future<Output = NodeResult>,
+    F: FnOnce(Node) -> Fut + 'a,
+    Fut: Future<Output = NodeResult> + 'a,
 {
     let domain = domain_id.to_string();
     let cfg = NodeBuilder::new(name).resolve([name], |key| {
@@ -175,93 +175,12 @@ where
 /// As [`run`], but the body is never cut short: SIGINT/SIGTERM only request the shutdown
 /// ([`Node::shutdown_requested`] resolves), and the run ends when the body returns. For
 /// bodies that must finish their work (write their evidence, hand back their state).
-pub fn run_to_completion<F, Fut>(cfg: NodeConfig, body: F) -> Result<(), RunError>
+pub fn run_to_completion<'a, F, Fut>(cfg: NodeConfig, body: F) -> Result<(), RunError>
 where
-    F: FnOnce(Node) -> Fut,
-    Fut: Future<Output = NodeResult>,
+    F: FnOnce(Node) -> Fut + 'a,
+    Fut: Future<Output = NodeResult> + 'a,
 {
-    run_node(cfg, body, true)
-}
-
-fn signal_name(s: Option<std::io::Result<async_signal::Signal>>) -> &'static str {
-    match s {
-        Some(Ok(async_signal::Signal::Int)) => "SIGINT",
-        _ => "SIGTERM",
-    }
-}
-
-fn run_node<F, Fut>(cfg: NodeConfig, body: F, to_completion: bool) -> Result<(), RunError>
-where
-    F: FnOnce(Node) -> Fut,
-    Fut: Future<Output = NodeResult>,
-{
-    let rosout_slot = logging::init(cfg.logger_name(), cfg.log_level(), cfg.stderr_logs());
-    // Signals first: a SIGTERM during setup must not kill us with the participant open.
-    let mut signals =
-        async_signal::Signals::new([async_signal::Signal::Int, async_signal::Signal::Term])
-            .map_err(RunError::Signals)?;
-    let node = Node::create(cfg)?;
-    *rosout_slot.lock().unwrap() = Some(node.rosout_writer());
-    let ex = Arc::new(smol::Executor::new());
-    node.set_executor(&ex);
-
-    let outcome = {
-        let services = services::parameter_services(&node)?;
-        let graph_source = node.inner.graph_source.lock().unwrap().take();
-        let graph = node.inner.graph.clone();
-        let tasks = [
-            ex.spawn(async move {
-                if let Some((listener, reader)) = graph_source {
-                    graph.follow(listener, reader).await
-                }
-            }),
-            ex.spawn(services),
-            ex.spawn(services::clock_follower(node.clone())),
-        ];
-        let r = smol::block_on(ex.run(async {
-            let body = body(node.clone()).fuse();
-            futures::pin_mut!(body);
-            if to_completion {
-                let relay = async {
-                    while let Some(sig) = signals.next().await {
-                        tracing::info!("{} received, finishing", signal_name(Some(sig)));
-                        node.shutdown();
-                    }
-                    futures::future::pending::<()>().await
-                }
-                .fuse();
-                futures::pin_mut!(relay);
-                return futures::select! {
-                    r = body => r.map_err(RunError::Body),
-                    _ = relay => Ok(()),
-                };
-            }
-            let stop = node.shutdown_requested().fuse();
-            futures::pin_mut!(stop);
-            futures::select! {
-                r = body => r.map_err(RunError::Body),
-                s = signals.next().fuse() => {
-                    tracing::info!("{} received, shutting down", signal_name(s));
-                    Ok(())
-                }
-                _ = stop => Ok(()),
-            }
-        }));
-        drop(tasks);
-        r
-    };
-    // Tasks spawned by the body are cancelled with the executor.
-    drop(ex);
-    *rosout_slot.lock().unwrap() = None;
-    let remaining = Arc::strong_count(&node.inner);
-    if remaining > 1 {
-        tracing::warn!(
-            "{} handle(s) to the node outlive its run; the participant closes when they drop",
-            remaining - 1
-        );
-    }
-    drop(node);
-    outcome
+    container::run_all(vec![container::Composable::new(cfg, body)], true)
 }
 
 #[cfg(test)]

@@ -19,6 +19,7 @@ use crate::graph::{Graph, NodeInfo};
 use crate::msgs::RosMessage;
 use crate::names::{self, NameError};
 use crate::params::{Param, ParamError, ParamHandle, ParamHook, ParamKind, ParamStore, Watcher};
+use crate::participant::Participant;
 use crate::pubsub::{Publisher, Subscription};
 use crate::qos::{self, QosError, QosSpec};
 use crate::rpc::RawBody;
@@ -417,15 +418,17 @@ impl NodeConfig {
 
 pub(crate) struct NodeInner {
     // Field order is drop order: the ros2-client node (announcing its removal) goes
-    // before the context (which drops the participant once nothing else holds it).
+    // before the participant (which closes once no node of it is left).
     ros: Mutex<ros2_client::Node>,
     param_events: ros2_client::Publisher<raw::ParameterEvent>,
     rosout: Arc<Option<ros2_client::Publisher<ros2_client::Log>>>,
-    context: ros2_client::Context,
+    participant: Arc<Participant>,
     name: String,
     namespace: String,
     fqn: String,
     logger: String,
+    /// The span the node's tasks run in: their log lines carry the node's logger name.
+    span: tracing::Span,
     ros_args: RosArgs,
     args: Vec<String>,
     pub(crate) params: ParamStore,
@@ -436,16 +439,7 @@ pub(crate) struct NodeInner {
     shutdown_event: Event,
     executor: Mutex<Weak<smol::Executor<'static>>>,
     pub(crate) graph: Arc<Graph>,
-    pub(crate) graph_source: Mutex<Option<GraphSource>>,
 }
-
-pub(crate) type GraphSource = (
-    rustdds::DomainParticipantStatusListener,
-    rustdds::no_key::SimpleDataReader<
-        ros2_client::entities_info::ParticipantEntitiesInfo,
-        rustdds::CDRDeserializerAdapter<ros2_client::entities_info::ParticipantEntitiesInfo>,
-    >,
-);
 
 /// A running node; cheap to clone (shared handle).
 #[derive(Clone)]
@@ -498,18 +492,12 @@ fn split_type(type_name: &str, kind: &str) -> Result<(String, String), NodeError
 }
 
 impl Node {
-    /// Puts the node on DDS: participant from the environment, ros2-client node under the
-    /// resolved name and namespace (so `ros_discovery_info` shows them), `/parameter_events`.
-    pub(crate) fn create(cfg: NodeConfig) -> Result<Node, NodeError> {
-        let context = cfg
-            .dds
-            .context()
-            .map_err(|e| create_err("participant", "domain", e))?;
-        // Listen to the participant before any entity exists, so no match is missed.
-        let dp = context.domain_participant();
-        let listener = dp.status_listener();
-        let disc = Graph::discovery_reader(&dp)
-            .map_err(|e| create_err("subscription", "ros_discovery_info", e))?;
+    /// Puts the node on DDS in `participant` (shared with the process's other nodes):
+    /// a ros2-client node under the resolved name and namespace (so `ros_discovery_info`
+    /// shows it), `/parameter_events` and `/rosout`. Logs go to the node's logger once
+    /// [`crate::logging`] knows it (the run functions register it).
+    pub fn create_in(participant: &Arc<Participant>, cfg: NodeConfig) -> Result<Node, NodeError> {
+        let context = participant.context().clone();
         let node_name = NodeName::new(&cfg.namespace, &cfg.name)
             .map_err(|e| create_err("node", &cfg.fqn, e))?;
         let options = NodeOptions::new()
@@ -559,7 +547,8 @@ impl Node {
                 ros: Mutex::new(ros),
                 param_events,
                 rosout: Arc::new(rosout),
-                context,
+                participant: participant.clone(),
+                span: crate::logging::node_span(&cfg.logger),
                 name: cfg.name,
                 namespace: cfg.namespace,
                 fqn: cfg.fqn,
@@ -573,8 +562,7 @@ impl Node {
                 shutdown: AtomicBool::new(false),
                 shutdown_event: Event::new(),
                 executor: Mutex::new(Weak::new()),
-                graph: Arc::new(Graph::default()),
-                graph_source: Mutex::new(Some((listener, disc))),
+                graph: participant.graph(),
             }),
         };
         let c = clock.clone();
@@ -634,11 +622,21 @@ impl Node {
     }
     /// The DDS domain id.
     pub fn domain_id(&self) -> u16 {
-        self.inner.context.domain_id()
+        self.inner.participant.domain_id()
     }
     /// The ros2-client context (escape hatch).
     pub fn context(&self) -> &ros2_client::Context {
-        &self.inner.context
+        self.inner.participant.context()
+    }
+
+    /// The participant the node is on (shared by the nodes of a container).
+    pub fn participant(&self) -> &Arc<Participant> {
+        &self.inner.participant
+    }
+
+    /// The node's span: what runs in it logs under the node's logger name.
+    pub fn span(&self) -> &tracing::Span {
+        &self.inner.span
     }
 
     /// Expands and remaps a topic name like rcl (`rcl_node_resolve_name`).
@@ -669,7 +667,7 @@ impl Node {
             .ros_node()
             .create_topic(&name, MessageTypeName::new(&pkg, &ty), &qos.to_profile())
             .map_err(|e| create_err(what, &resolved, e))?;
-        let t = announcing_type_hash(&self.inner.context, &t, M::TYPE_NAME)
+        let t = announcing_type_hash(self.context(), &t, M::TYPE_NAME)
             .map_err(|e| create_err(what, &resolved, e))?;
         Ok((resolved, t))
     }
@@ -747,7 +745,7 @@ impl Node {
             resolved,
             self.inner.mapping == ServiceMapping::Cyclone,
             self.inner.graph.clone(),
-            self.inner.context.domain_participant(),
+            self.context().domain_participant(),
         ))
     }
 
@@ -780,7 +778,7 @@ impl Node {
             inner,
             name: resolved,
             graph: self.inner.graph.clone(),
-            participant: self.inner.context.domain_participant(),
+            participant: self.context().domain_participant(),
         })
     }
 
@@ -829,6 +827,12 @@ impl Node {
     /// The ROS nodes currently in the graph (from `ros_discovery_info`), this one included.
     pub fn nodes(&self) -> Vec<NodeInfo> {
         self.inner.graph.nodes()
+    }
+
+    /// The ROS nodes in the graph grouped by the DDS participant announcing them (a process,
+    /// or a container's nodes together).
+    pub fn nodes_by_participant(&self) -> Vec<Vec<NodeInfo>> {
+        self.inner.graph.nodes_by_participant()
     }
 
     /// Waits until a node with fully qualified name `fqn` is in the graph.
@@ -882,6 +886,9 @@ impl Node {
             .unwrap()
             .upgrade()
             .expect("Node::spawn outside fieldproof_runtime::run");
-        ex.spawn(fut)
+        ex.spawn(tracing::Instrument::instrument(
+            fut,
+            self.inner.span.clone(),
+        ))
     }
 }

@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use common::{call, timeout, Proc};
 use fieldproof_runtime::msgs::builtin_interfaces::Time;
+use fieldproof_runtime::msgs::rcl_interfaces::Log;
 use fieldproof_runtime::msgs::rosgraph_msgs::Clock;
 use fieldproof_runtime::msgs::std_msgs;
 use fieldproof_runtime::{qos, ParamValue};
@@ -507,21 +508,6 @@ fn sigterm_makes_the_node_leave_the_graph() {
     assert_eq!(proc.count("SIGTERM received, shutting down"), 1);
 }
 
-/// `rcl_interfaces/msg/Log`, for the test subscription.
-#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
-struct LogMsg {
-    stamp: Time,
-    level: u8,
-    name: String,
-    msg: String,
-    file: String,
-    function: String,
-    line: u32,
-}
-impl fieldproof_runtime::msgs::RosMessage for LogMsg {
-    const TYPE_NAME: &'static str = "rcl_interfaces/msg/Log";
-}
-
 #[test]
 fn logs_go_to_rosout_and_respect_the_log_level() {
     fieldproof_testkit::contain_or_return!();
@@ -542,7 +528,7 @@ fn logs_go_to_rosout_and_respect_the_log_level() {
         let proc = &proc;
         async move {
             // asking for a parameter that cannot be set makes the node warn
-            let sub = node.subscription::<LogMsg>("/rosout", qos::rosout())?;
+            let sub = node.subscription::<Log>("/rosout", qos::rosout())?;
             let set = node.client::<SetParametersRequest, SetParametersResponse>(
                 "/logs/quiet/set_parameters",
                 "rcl_interfaces/srv/SetParameters",

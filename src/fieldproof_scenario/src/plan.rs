@@ -2,7 +2,7 @@
 //! arguments, and how each one shows it is ready. Pure (no process is started): the
 //! runner executes it, the tests read it.
 
-use crate::model::{Scenario, Stack, Vehicle, VISION_SOURCE_ARG};
+use crate::model::{Action, Scenario, Stack, Vehicle, VISION_SOURCE_ARG};
 use fieldproof_link::bringup;
 use fieldproof_link::heartbeat::HeartbeatSpec;
 use fieldproof_link::netns::VEHICLE_WORLD_IF;
@@ -18,6 +18,8 @@ pub enum Ready {
     /// A managed (lifecycle) node of this fully qualified name in state ACTIVE, as its
     /// `~/get_state` service answers.
     Active(String),
+    /// Every node of these fully qualified names in the graph (a container's nodes).
+    Nodes(Vec<String>),
     /// Nothing to wait for (a launch file, a command).
     Started,
 }
@@ -210,8 +212,23 @@ fn fqn(v: &Vehicle, node: &str) -> String {
     format!("{}/{node}", v.topic_prefix())
 }
 
-/// Builds the plan: the simulator, then per vehicle its bridge adapters, its failsafe and
-/// its stack, then the ground station.
+/// The process name (after the vehicle's) of a vehicle's composed bridge adapters.
+pub const BUNDLE_CONTAINER: &str = "bridge";
+
+/// Whether vehicle `v`'s bridge adapters run composed in one process (`bundle_container`):
+/// unless the scenario says `compose_bundles: false` or a `process.kill` signals one of them
+/// (the signal must reach that node alone).
+pub fn composes_bundle(s: &Scenario, v: &Vehicle) -> bool {
+    let kills_an_adapter = s.timeline.iter().any(|e| {
+        e.vehicle.as_deref() == Some(v.name.as_str())
+            && matches!(&e.action, Action::ProcessKill { node, .. }
+                if v.bundle.nodes.iter().any(|n| &n.name == node))
+    });
+    s.raw.compose_bundles.unwrap_or(true) && !kills_an_adapter
+}
+
+/// Builds the plan: the simulator, then per vehicle its bridge adapters (one container, or
+/// a process each), its failsafe and its stack, then the ground station.
 pub fn plan(
     s: &Scenario,
     p: &PlanInput,
@@ -284,7 +301,36 @@ pub fn plan(
             onboard_env.extend(onboard_dds_env());
         }
         let bundle = p.dir.join("bundles").join(&v.name);
-        for n in v.bundle.nodes.iter().filter(|n| !n.kind.gz_only()) {
+        let adapters: Vec<_> = v
+            .bundle
+            .nodes
+            .iter()
+            .filter(|n| !n.kind.gz_only())
+            .collect();
+        let composed = composes_bundle(s, v);
+        if composed {
+            out.push(ProcSpec {
+                name: format!("{}/{BUNDLE_CONTAINER}", v.name),
+                vehicle: Some(v.name.clone()),
+                node: None,
+                stack: false,
+                netns: netns.clone(),
+                argv: vec![
+                    exe("fieldproof_bridge", "bundle_container")?,
+                    "--bundle".into(),
+                    bundle.display().to_string(),
+                    "--ros-args".into(),
+                    "-r".into(),
+                    ns_arg(v),
+                    "-p".into(),
+                    "use_sim_time:=true".into(),
+                ],
+                env: onboard_env.clone(),
+                ready: Ready::Nodes(adapters.iter().map(|n| fqn(v, &n.name)).collect()),
+                realtime_thread: None,
+            });
+        }
+        for n in adapters.iter().filter(|_| !composed) {
             let (pkg, e) = n.kind.package_and_executable();
             let mut argv = vec![
                 exe(pkg, e)?,
@@ -487,6 +533,7 @@ mod tests {
             "throttle",
             "command_relay",
             "battery",
+            "bundle_container",
             "link_monitor",
             "ground_station",
             "goal_driver",
@@ -531,8 +578,35 @@ mod tests {
         let names: Vec<&str> = p.iter().map(|x| x.name.as_str()).collect();
         assert_eq!(names[0], "simulator");
         assert_eq!(p[0].netns.as_deref(), Some("fp-r1-world"));
-        assert!(names.contains(&"ugv1/imu_adapter"), "{names:?}");
-        assert!(names.contains(&"ugv1/command_relay"), "{names:?}");
+        // The bridge adapters composed in one process, ready when all of them are.
+        assert!(!names.contains(&"ugv1/imu_adapter"), "{names:?}");
+        let bridge = p.iter().find(|x| x.name == "ugv1/bridge").unwrap();
+        assert_eq!(bridge.argv[1..3], ["--bundle", "/runs/x/bundles/ugv1"]);
+        assert!(bridge.argv.ends_with(
+            &[
+                "--ros-args",
+                "-r",
+                "__ns:=/ugv1",
+                "-p",
+                "use_sim_time:=true"
+            ]
+            .map(String::from)
+        ));
+        assert_eq!(bridge.netns.as_deref(), Some("fp-r1-v-ugv1"));
+        let Ready::Nodes(adapters) = &bridge.ready else {
+            panic!("{:?}", bridge.ready)
+        };
+        assert!(adapters.contains(&"/ugv1/imu_adapter".to_string()));
+        assert!(adapters.contains(&"/ugv1/command_relay".to_string()));
+        assert_eq!(
+            adapters.len(),
+            s.vehicles[0]
+                .bundle
+                .nodes
+                .iter()
+                .filter(|n| !n.kind.gz_only())
+                .count()
+        );
         assert!(names.contains(&"ugv1/link_monitor"));
         assert!(names.contains(&"ugv1/goal_driver"));
         assert_eq!(*names.last().unwrap(), "ground_station");
@@ -561,11 +635,6 @@ mod tests {
         assert_eq!(lm.netns.as_deref(), Some("fp-r1-v-ugv1"));
         let gd = p.iter().find(|x| x.name == "ugv1/goal_driver").unwrap();
         assert!(gd.argv.contains(&"output:=cmd_vel_nav".to_string()));
-        let imu = p.iter().find(|x| x.name == "ugv1/imu_adapter").unwrap();
-        assert!(imu
-            .argv
-            .contains(&"/runs/x/bundles/ugv1/params.yaml".to_string()));
-        assert_eq!(imu.ready, Ready::Node("/ugv1/imu_adapter".into()));
         let gs = p.last().unwrap();
         assert_eq!(gs.netns.as_deref(), Some("fp-r1-radio"));
         assert!(gs.argv.contains(&"addresses:=['198.18.1.1']".to_string()));
@@ -586,6 +655,57 @@ mod tests {
         proc.env
             .iter()
             .any(|(k, v)| k == INTERFACES_VAR && v == VEHICLE_WORLD_IF)
+    }
+
+    #[test]
+    fn adapters_run_apart_when_the_scenario_says_so_or_kills_one_of_them() {
+        let example =
+            crate::model::load(&repo_root().join("config/scenarios/ugv_link_loss.yaml")).unwrap();
+        let bin = tempfile::tempdir().unwrap();
+        let input = PlanInput {
+            dir: Path::new("/runs/x"),
+            seed: 7,
+            real_time_factor: 1.0,
+            vehicle_netns: vec![None],
+            radio: None,
+            world_netns: None,
+        };
+        let mut separate = example.clone();
+        separate.raw.compose_bundles = Some(false);
+        let mut kills_an_adapter = example.clone();
+        let mut kill = kills_an_adapter.timeline[0].clone();
+        kill.vehicle = Some("ugv1".into());
+        kill.action = Action::ProcessKill {
+            node: "imu_adapter".into(),
+            signal: "TERM".into(),
+        };
+        kills_an_adapter.timeline.push(kill.clone());
+        let mut kills_the_stack = example.clone();
+        kill.action = Action::ProcessKill {
+            node: "goal_driver".into(),
+            signal: "TERM".into(),
+        };
+        kills_the_stack.timeline.push(kill);
+        for (scenario, composed) in [
+            (&example, true),
+            (&separate, false),
+            (&kills_an_adapter, false),
+            (&kills_the_stack, true),
+        ] {
+            assert_eq!(composes_bundle(scenario, &scenario.vehicles[0]), composed);
+            let p = plan(scenario, &input, &fake_exes(bin.path())).unwrap();
+            let names: Vec<&str> = p.iter().map(|x| x.name.as_str()).collect();
+            assert_eq!(names.contains(&"ugv1/bridge"), composed, "{names:?}");
+            assert_eq!(names.contains(&"ugv1/imu_adapter"), !composed, "{names:?}");
+            if !composed {
+                let imu = p.iter().find(|x| x.name == "ugv1/imu_adapter").unwrap();
+                assert!(imu
+                    .argv
+                    .contains(&"/runs/x/bundles/ugv1/params.yaml".to_string()));
+                assert_eq!(imu.ready, Ready::Node("/ugv1/imu_adapter".into()));
+                assert_eq!(imu.node.as_deref(), Some("imu_adapter"));
+            }
+        }
     }
 
     #[test]
@@ -617,7 +737,14 @@ mod tests {
                 assert!(proc.env.iter().any(|(k, _)| k == EVIDENCE_DIR_ENV));
             }
         }
-        assert!(p.iter().filter(|x| binds_to_the_wiring(x)).count() >= 5);
+        // The composed bridge adapters and the stack.
+        let bound: Vec<&str> = p
+            .iter()
+            .filter(|x| binds_to_the_wiring(x))
+            .map(|x| x.name.as_str())
+            .collect();
+        assert!(bound.contains(&"ugv1/bridge"), "{bound:?}");
+        assert!(bound.len() >= 2, "{bound:?}");
     }
 
     /// The input of a run of one vehicle and no network section.
@@ -712,7 +839,11 @@ mod tests {
                 assert!(proc.env.is_empty(), "{}", proc.name);
             }
         }
-        assert!(p.iter().filter(|x| x.vehicle.is_some()).count() > 2);
+        // The composed bridge adapters and the stack.
+        assert!(p
+            .iter()
+            .any(|x| x.name == "ugv1/bridge" && x.vehicle.is_some()));
+        assert!(p.iter().filter(|x| x.vehicle.is_some()).count() >= 2);
         assert_eq!(evidence_dir(Path::new("/r"), "ugv1"), Path::new("/r/ugv1"));
     }
 

@@ -44,10 +44,29 @@ pub struct InjectorEntry {
     pub fault_parameters: Vec<String>,
 }
 
+/// One node the bundle's launch starts, as bridge.yaml lists it (what a container composes).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+pub struct NodeEntry {
+    /// Node name (`imu_adapter`).
+    pub name: String,
+    /// Package of its executable (`fieldproof_bridge`, `ros_gz_bridge`).
+    pub package: String,
+    /// Its executable (`imu_adapter`, `relay`, `parameter_bridge`).
+    pub executable: String,
+    /// Started with `gz:=true` only (what the simulator stands in for).
+    #[serde(default)]
+    pub gz_only: bool,
+    /// Its topic remaps, from → to.
+    #[serde(default)]
+    pub remap: std::collections::BTreeMap<String, String>,
+}
+
 #[derive(Debug, Deserialize)]
 struct Doc {
     robot: String,
     namespace: String,
+    #[serde(default)]
+    nodes: Vec<NodeEntry>,
     injectors: Vec<InjectorEntry>,
 }
 
@@ -58,6 +77,8 @@ pub struct BundleIndex {
     pub robot: String,
     /// The namespace (`/ugv1`, or empty).
     pub namespace: String,
+    /// Every node the launch starts, launch order.
+    pub nodes: Vec<NodeEntry>,
     /// Every injector, launch order.
     pub injectors: Vec<InjectorEntry>,
 }
@@ -93,6 +114,7 @@ impl BundleIndex {
         Ok(Self {
             robot: d.robot,
             namespace: d.namespace,
+            nodes: d.nodes,
             injectors: d.injectors,
         })
     }
@@ -147,6 +169,12 @@ mod tests {
         assert_eq!(idx.robot, "ugv_ref");
         assert_eq!(idx.namespace, "/ugv1");
         assert_eq!(idx.injectors.len(), 7);
+        let imu_node = idx.nodes.iter().find(|n| n.name == "imu_adapter").unwrap();
+        assert_eq!(
+            (imu_node.package.as_str(), imu_node.executable.as_str()),
+            ("fieldproof_bridge", "imu_adapter")
+        );
+        assert!(idx.nodes.iter().any(|n| n.gz_only));
         let imu = idx.sensor("imu", None).unwrap();
         assert_eq!(imu.fqn, "/ugv1/imu_adapter");
         assert_eq!(imu.hidden_topic.as_deref(), Some("/ugv1/_bridge/imu/data"));

@@ -371,9 +371,26 @@ impl Bundle {
             }
             if n.kind.gz_only() {
                 node.insert("if".into(), "$(var gz)".into());
+            } else {
+                // composed by the container instead
+                node.insert("unless".into(), "$(var container)".into());
             }
             children.push(map([("node", Value::Mapping(node))]));
         }
+        // Every adapter as a node of one process (no name: each keeps its own).
+        let mut container = Mapping::new();
+        container.insert("pkg".into(), "fieldproof_bridge".into());
+        container.insert("exec".into(), "bundle_container".into());
+        container.insert("args".into(), "--bundle $(dirname)".into());
+        container.insert(
+            "param".into(),
+            Value::Sequence(vec![map([
+                ("name", "use_sim_time".into()),
+                ("value", "$(var use_sim_time)".into()),
+            ])]),
+        );
+        container.insert("if".into(), "$(var container)".into());
+        children.push(map([("node", Value::Mapping(container))]));
         let doc = map([(
             "launch",
             Value::Sequence(vec![
@@ -393,6 +410,19 @@ impl Bundle {
                 map([(
                     "arg",
                     map([
+                        ("name", "container".into()),
+                        ("default", "false".into()),
+                        (
+                            "description",
+                            "run the adapters as nodes of one process (bundle_container, one \
+                             DDS participant) instead of a process each"
+                                .into(),
+                        ),
+                    ]),
+                )]),
+                map([(
+                    "arg",
+                    map([
                         ("name", "use_sim_time".into()),
                         ("default", "true".into()),
                         (
@@ -405,7 +435,7 @@ impl Bundle {
             ]),
         )]);
         let header = format!(
-            "{}# ros2 launch {}/bridge.launch.yaml [gz:=false] [use_sim_time:=false]\n",
+            "{}# ros2 launch {}/bridge.launch.yaml [gz:=false] [use_sim_time:=false] [container:=true]\n",
             self.header("The bundle's launch file"),
             self.dir.display()
         );

@@ -1081,10 +1081,25 @@ fn launch_file_gates_the_gz_side_and_renders_the_description() {
     let launch = doc["launch"].as_sequence().unwrap();
     assert_eq!(launch[0]["arg"]["name"], "gz");
     assert_eq!(launch[0]["arg"]["default"], "true");
-    assert_eq!(launch[1]["arg"]["name"], "use_sim_time");
-    let group = launch[2]["group"].as_sequence().unwrap();
+    assert_eq!(launch[1]["arg"]["name"], "container");
+    assert_eq!(launch[1]["arg"]["default"], "false");
+    assert_eq!(launch[2]["arg"]["name"], "use_sim_time");
+    let group = launch[3]["group"].as_sequence().unwrap();
     assert_eq!(group[0]["push_ros_namespace"]["namespace"], "ugv1");
-    let nodes: Vec<&Value> = group[1..].iter().map(|e| &e["node"]).collect();
+    // Last, the container that composes the adapters with container:=true; it has no name
+    // of its own (each node keeps its name).
+    let container = &group.last().unwrap()["node"];
+    assert_eq!(
+        (container["pkg"].as_str(), container["exec"].as_str()),
+        (Some("fieldproof_bridge"), Some("bundle_container"))
+    );
+    assert_eq!(container["args"], "--bundle $(dirname)");
+    assert_eq!(container["if"], "$(var container)");
+    assert!(container.get("name").is_none());
+    let nodes: Vec<&Value> = group[1..group.len() - 1]
+        .iter()
+        .map(|e| &e["node"])
+        .collect();
     assert_eq!(nodes.len(), b.nodes.len());
     for (n, spec) in nodes.iter().zip(&b.nodes) {
         assert_eq!(n["name"], spec.name.as_str());
@@ -1097,6 +1112,13 @@ fn launch_file_gates_the_gz_side_and_renders_the_description() {
         assert_eq!(n["param"][1]["value"], "$(var use_sim_time)");
         // Only the pieces the simulator stands in for wait for gz:=true.
         assert_eq!(n.get("if").is_some(), spec.kind.gz_only(), "{}", spec.name);
+        // The adapters run apart unless the container composes them.
+        assert_eq!(
+            n.get("unless").and_then(Value::as_str),
+            (!spec.kind.gz_only()).then_some("$(var container)"),
+            "{}",
+            spec.name
+        );
     }
     let rsp = nodes
         .iter()

@@ -206,6 +206,7 @@ pub fn parse_raw(file: &Path, text: &str) -> Result<RawScenario, ScenarioError> 
         real_time_factor: doc.real_time_factor,
         duration_s: doc.duration_s,
         clock_rate_hz: doc.clock_rate_hz,
+        compose_bundles: doc.compose_bundles,
         vehicles: doc.vehicles,
         network: doc.network,
         timeline,

@@ -40,6 +40,11 @@ pub struct RawScenario<Entry = RawEntry, Check = RawAssertion> {
     /// the clock's (at 200 Hz: 1 to 50 Hz) stays exact in simulation time.
     #[serde(default)]
     pub clock_rate_hz: Option<f64>,
+    /// Run each vehicle's bridge adapters as nodes of one process (`bundle_container`, one
+    /// DDS participant) instead of a process each (default true). A vehicle whose adapter a
+    /// `process.kill` signals runs its adapters apart, so the signal reaches that one node.
+    #[serde(default)]
+    pub compose_bundles: Option<bool>,
     /// The vehicles.
     pub vehicles: Vec<RawVehicle>,
     /// Radio links (spec: Radio links); without it the vehicles share one unshaped network.

@@ -1149,6 +1149,17 @@ fn pad_error_knows_the_pads_of_the_scenarios_carrier() {
 }
 
 #[test]
+fn bundles_are_composed_unless_the_scenario_says_no() {
+    assert_eq!(load_text("").unwrap().raw.compose_bundles, None);
+    let s = load_text("compose_bundles: false\n").unwrap();
+    assert_eq!(s.raw.compose_bundles, Some(false));
+    let e = load_text("compose_bundles: sometimes\n")
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("compose_bundles"), "{e}");
+}
+
+#[test]
 fn the_clock_rate_is_between_one_hertz_and_the_step_rate() {
     let s = load_text("clock_rate_hz: 200\n").unwrap();
     assert_eq!(s.raw.clock_rate_hz, Some(200.0));

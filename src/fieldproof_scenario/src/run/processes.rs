@@ -113,6 +113,7 @@ impl Processes {
             }
             let ok = match &p.spec.ready {
                 Ready::Node(f) => running_nodes.iter().any(|n| n == f),
+                Ready::Nodes(fs) => fs.iter().all(|f| running_nodes.contains(f)),
                 Ready::Active(f) => active_nodes.iter().any(|n| n == f),
                 Ready::Started => true,
             };

@@ -1,0 +1,220 @@
+//! A bundle's adapters composed in one process (`bundle_container`): one DDS participant
+//! announces every adapter node, each under its own name with its own parameter services
+//! (a fault set on `/ugv1/imu_adapter` silences that adapter), its own `/rosout` logger
+//! name, and the data flows from the hidden topic to the contract topic as with separate
+//! processes. SIGINT ends the container with exit code 0.
+//!
+//! This opens DDS participants, so it runs inside a private network namespace: when started
+//! outside one, the test re-runs itself in a fresh one (fieldproof_testkit).
+
+use std::collections::BTreeSet;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use fieldproof_bridge::gen::index::BundleIndex;
+use fieldproof_bridge::gen::{self, Options};
+use fieldproof_msgs::rcl_interfaces::Log;
+use fieldproof_msgs::sensor_msgs::Imu;
+use fieldproof_runtime::{qos, NodeBuilder, ParamValue};
+use fieldproof_testkit::repo_root;
+use ros2_client::parameters::raw;
+use ros2_client::rcl_interfaces::{SetParametersRequest, SetParametersResponse};
+
+const DOMAIN: &str = "64";
+const PATIENCE: Duration = Duration::from_secs(20);
+
+fn set_req(name: &str, v: ParamValue) -> SetParametersRequest {
+    SetParametersRequest {
+        parameter: vec![raw::Parameter {
+            name: name.into(),
+            value: v.to_raw(),
+        }],
+    }
+}
+
+#[test]
+fn a_bundle_runs_composed_on_one_participant_with_every_node_its_own() {
+    fieldproof_testkit::contain_or_return!();
+    let dir = tempfile::tempdir().unwrap();
+    let bundle = dir.path().join("b");
+    let options = Options {
+        namespace: "ugv1".into(),
+        ..Options::default()
+    };
+    gen::run(
+        &repo_root().join("robots/ugv_ref/robot.yaml"),
+        &options,
+        &bundle,
+    )
+    .unwrap();
+    let index = BundleIndex::load(&bundle).unwrap();
+    let adapters: BTreeSet<String> = index
+        .nodes
+        .iter()
+        .filter(|n| !n.gz_only)
+        .map(|n| format!("/ugv1/{}", n.name))
+        .collect();
+    assert_eq!(adapters.len(), 7, "{adapters:?}");
+    let imu = index.sensor("imu", None).unwrap().clone();
+    let battery = index.battery().unwrap().clone();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_bundle_container"))
+        .arg("--bundle")
+        .arg(&bundle)
+        .args(["--ros-args", "-p", "use_sim_time:=false"])
+        .env("ROS_DOMAIN_ID", DOMAIN)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .unwrap();
+
+    let cfg = NodeBuilder::new("scenario")
+        .resolve(["scenario"], |k| {
+            (k == "ROS_DOMAIN_ID").then(|| DOMAIN.into())
+        })
+        .unwrap();
+    let result = fieldproof_runtime::run(cfg, |node| async move {
+        let rosout = node.subscription::<Log>("/rosout", qos::rosout().keep_last(1000))?;
+        // Every adapter in the graph, all announced by one participant.
+        let start = Instant::now();
+        loop {
+            let composed = node.nodes_by_participant().into_iter().find(|group| {
+                let names: BTreeSet<String> =
+                    group.iter().map(|n| n.fully_qualified_name()).collect();
+                names == adapters
+            });
+            if composed.is_some() {
+                break;
+            }
+            assert!(
+                start.elapsed() < PATIENCE,
+                "the adapters are not one participant's nodes: {:?}",
+                node.nodes_by_participant()
+            );
+            smol::Timer::after(Duration::from_millis(100)).await;
+        }
+        // Data flows through the composed IMU adapter, and its fault reaches it alone.
+        let raw_imu =
+            node.publisher::<Imu>(imu.hidden_topic.as_deref().unwrap(), qos::default())?;
+        let out = node.subscription::<Imu>(&imu.topic, qos::default().keep_last(100))?;
+        let set_imu = node.client::<SetParametersRequest, SetParametersResponse>(
+            &format!("{}/set_parameters", imu.fqn),
+            "rcl_interfaces/srv/SetParameters",
+        )?;
+        let set_battery = node.client::<SetParametersRequest, SetParametersResponse>(
+            &format!("{}/set_parameters", battery.fqn),
+            "rcl_interfaces/srv/SetParameters",
+        )?;
+        let publish_until_output = |what: &'static str| {
+            let (raw_imu, out) = (&raw_imu, &out);
+            async move {
+                let start = Instant::now();
+                loop {
+                    raw_imu.publish(Imu::default())?;
+                    smol::Timer::after(Duration::from_millis(10)).await;
+                    if out.try_recv()?.is_some() {
+                        return Ok::<(), fieldproof_runtime::NodeError>(());
+                    }
+                    assert!(start.elapsed() < PATIENCE, "no IMU output {what}");
+                }
+            }
+        };
+        publish_until_output("from the composed adapter").await?;
+        let r = set_imu
+            .call_retry(
+                set_req("dropout", ParamValue::Bool(true)),
+                Duration::from_secs(1),
+                20,
+            )
+            .await?;
+        assert!(r.results[0].successful, "{:?}", r.results);
+        smol::Timer::after(Duration::from_millis(200)).await;
+        while out.try_recv()?.is_some() {}
+        for _ in 0..50 {
+            raw_imu.publish(Imu::default())?;
+            smol::Timer::after(Duration::from_millis(10)).await;
+        }
+        assert!(
+            out.try_recv()?.is_none(),
+            "the IMU adapter published under dropout"
+        );
+        let r = set_imu
+            .call_retry(
+                set_req("dropout", ParamValue::Bool(false)),
+                Duration::from_secs(1),
+                20,
+            )
+            .await?;
+        assert!(r.results[0].successful);
+        publish_until_output("after the dropout").await?;
+        // Each node logs under its own name: a refused change makes the node warn.
+        for set in [&set_imu, &set_battery] {
+            let r = set
+                .call_retry(
+                    set_req("output", ParamValue::String("/elsewhere".into())),
+                    Duration::from_secs(1),
+                    20,
+                )
+                .await?;
+            assert!(!r.results[0].successful, "output is read-only");
+        }
+        let mut warned = BTreeSet::new();
+        let start = Instant::now();
+        while warned.len() < 2 {
+            assert!(
+                start.elapsed() < PATIENCE,
+                "no /rosout warning from both nodes: {warned:?}"
+            );
+            if let Some(log) = rosout.try_recv()? {
+                if log.level == Log::WARN && log.msg.contains("read-only") {
+                    warned.insert(log.name);
+                }
+            } else {
+                smol::Timer::after(Duration::from_millis(20)).await;
+            }
+        }
+        assert_eq!(
+            warned,
+            BTreeSet::from(["ugv1.imu_adapter".to_string(), "ugv1.battery".to_string()])
+        );
+        Ok(())
+    });
+    let _ = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status();
+    let status = child.wait().unwrap();
+    result.unwrap();
+    assert!(status.success(), "bundle_container: {status:?}");
+}
+
+#[test]
+fn a_bundle_that_is_not_there_or_a_rename_is_refused_with_exit_2() {
+    let missing = Command::new(env!("CARGO_BIN_EXE_bundle_container"))
+        .args(["--bundle", "/nonexistent/bundle"])
+        .output()
+        .unwrap();
+    assert_eq!(missing.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&missing.stderr);
+    assert!(
+        stderr.contains("/nonexistent/bundle/bridge.yaml"),
+        "{stderr}"
+    );
+
+    let dir = tempfile::tempdir().unwrap();
+    let bundle = dir.path().join("b");
+    gen::run(
+        &repo_root().join("robots/ugv_ref/robot.yaml"),
+        &Options::default(),
+        &bundle,
+    )
+    .unwrap();
+    let rename = Command::new(env!("CARGO_BIN_EXE_bundle_container"))
+        .arg("--bundle")
+        .arg(&bundle)
+        .args(["--ros-args", "-r", "__node:=one"])
+        .output()
+        .unwrap();
+    assert_eq!(rename.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&rename.stderr);
+    assert!(stderr.contains("__node:=one"), "{stderr}");
+}
