@@ -272,26 +272,38 @@ fn shown(target: &str, level: &Level, max: Level) -> bool {
     *level <= max
 }
 
+/// Whether events of `meta`'s call site reach the layer: node spans, and events at a level
+/// some registered node shows.
+fn callsite_enabled(meta: &tracing::Metadata<'_>) -> bool {
+    if meta.is_span() {
+        return meta.name() == NODE_SPAN;
+    }
+    let most = match MOST_VERBOSE.load(Ordering::Relaxed) {
+        0 => Level::TRACE,
+        1 => Level::DEBUG,
+        2 => Level::INFO,
+        3 => Level::WARN,
+        _ => Level::ERROR,
+    };
+    shown(meta.target(), meta.level(), most)
+}
+
 impl<S> Layer<S> for RosLayer
 where
     S: Subscriber + for<'a> LookupSpan<'a>,
 {
-    fn register_callsite(&self, _: &'static tracing::Metadata<'static>) -> Interest {
-        Interest::sometimes()
+    // Decided once per call site (the hot paths of the DDS libraries are full of disabled
+    // trace points) and again when a node registers ([`register`] rebuilds the cache).
+    fn register_callsite(&self, meta: &'static tracing::Metadata<'static>) -> Interest {
+        if callsite_enabled(meta) {
+            Interest::always()
+        } else {
+            Interest::never()
+        }
     }
 
     fn enabled(&self, meta: &tracing::Metadata<'_>, _: Context<'_, S>) -> bool {
-        if meta.is_span() {
-            return meta.name() == NODE_SPAN;
-        }
-        let most = match MOST_VERBOSE.load(Ordering::Relaxed) {
-            0 => Level::TRACE,
-            1 => Level::DEBUG,
-            2 => Level::INFO,
-            3 => Level::WARN,
-            _ => Level::ERROR,
-        };
-        shown(meta.target(), meta.level(), most)
+        callsite_enabled(meta)
     }
 
     fn on_new_span(&self, attrs: &tracing::span::Attributes<'_>, id: &Id, ctx: Context<'_, S>) {
