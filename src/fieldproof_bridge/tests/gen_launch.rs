@@ -24,6 +24,7 @@ fn install(root: &Path) -> PathBuf {
                 "command_relay",
                 "battery",
                 "bridge_gen",
+                "bundle_container",
             ],
         ),
         ("ros_gz_bridge", &["parameter_bridge"]),
@@ -209,6 +210,54 @@ fn package_launch_file_includes_the_bundle() {
     )
     .unwrap_err();
     assert!(e.to_string().contains("give bundle:=DIR"), "{e}");
+}
+
+#[test]
+fn container_true_composes_the_adapters_in_one_process() {
+    let dir = tempfile::tempdir().unwrap();
+    let prefix = install(dir.path());
+    let bundle = generate(
+        dir.path(),
+        &Options {
+            namespace: "ugv1".into(),
+            ..Options::default()
+        },
+    );
+    let specs = package_launch(
+        &prefix,
+        &[
+            ("bundle", &bundle.display().to_string()),
+            ("container", "true"),
+        ],
+    )
+    .unwrap();
+    assert_eq!(specs.len(), 1, "{specs:#?}");
+    let cmd = &specs[0].cmd;
+    assert_eq!(
+        cmd[..3],
+        [
+            prefix
+                .join("lib/fieldproof_bridge/bundle_container")
+                .display()
+                .to_string(),
+            "--bundle".into(),
+            bundle.display().to_string()
+        ]
+    );
+    // The launch gives it the namespace and the clock, and no node name of its own.
+    let ros = cmd
+        .iter()
+        .skip_while(|a| *a != "--ros-args")
+        .collect::<Vec<_>>();
+    assert!(
+        ros.windows(2).any(|w| w == ["-r", "__ns:=/ugv1"]),
+        "{cmd:?}"
+    );
+    assert!(!cmd.iter().any(|a| a.starts_with("__node:=")), "{cmd:?}");
+    // container:=false (the default): a process per adapter, no container.
+    let apart = package_launch(&prefix, &[("bundle", &bundle.display().to_string())]).unwrap();
+    assert_eq!(apart.len(), 7);
+    assert!(!apart.iter().any(|s| s.cmd[0].ends_with("bundle_container")));
 }
 
 /// The package launch file loaded with `pairs` (and gz:=false) against the fake install.
