@@ -15,22 +15,13 @@ use fieldproof_bridge::gen::index::BundleIndex;
 use fieldproof_bridge::gen::{self, Options};
 use fieldproof_msgs::rcl_interfaces::Log;
 use fieldproof_msgs::sensor_msgs::Imu;
+use fieldproof_runtime::value::set_parameters_request;
 use fieldproof_runtime::{qos, NodeBuilder, ParamValue};
 use fieldproof_testkit::repo_root;
-use ros2_client::parameters::raw;
 use ros2_client::rcl_interfaces::{SetParametersRequest, SetParametersResponse};
 
 const DOMAIN: &str = "64";
 const PATIENCE: Duration = Duration::from_secs(20);
-
-fn set_req(name: &str, v: ParamValue) -> SetParametersRequest {
-    SetParametersRequest {
-        parameter: vec![raw::Parameter {
-            name: name.into(),
-            value: v.to_raw(),
-        }],
-    }
-}
 
 #[test]
 fn a_bundle_runs_composed_on_one_participant_with_every_node_its_own() {
@@ -122,7 +113,7 @@ fn a_bundle_runs_composed_on_one_participant_with_every_node_its_own() {
         publish_until_output("from the composed adapter").await?;
         let r = set_imu
             .call_retry(
-                set_req("dropout", ParamValue::Bool(true)),
+                set_parameters_request([("dropout", ParamValue::Bool(true))]),
                 Duration::from_secs(1),
                 20,
             )
@@ -140,7 +131,7 @@ fn a_bundle_runs_composed_on_one_participant_with_every_node_its_own() {
         );
         let r = set_imu
             .call_retry(
-                set_req("dropout", ParamValue::Bool(false)),
+                set_parameters_request([("dropout", ParamValue::Bool(false))]),
                 Duration::from_secs(1),
                 20,
             )
@@ -151,7 +142,7 @@ fn a_bundle_runs_composed_on_one_participant_with_every_node_its_own() {
         for set in [&set_imu, &set_battery] {
             let r = set
                 .call_retry(
-                    set_req("output", ParamValue::String("/elsewhere".into())),
+                    set_parameters_request([("output", ParamValue::String("/elsewhere".into()))]),
                     Duration::from_secs(1),
                     20,
                 )

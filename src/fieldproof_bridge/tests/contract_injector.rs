@@ -15,9 +15,9 @@ use std::time::{Duration, Instant};
 use fieldproof_bridge::gen::index::BundleIndex;
 use fieldproof_bridge::gen::{self, Options};
 use fieldproof_msgs::sensor_msgs::Imu;
+use fieldproof_runtime::value::set_parameters_request;
 use fieldproof_runtime::{qos, NodeBuilder, ParamValue};
 use fieldproof_testkit::{repo_root, FakeAmentPrefix};
-use ros2_client::parameters::raw;
 use ros2_client::rcl_interfaces::{SetParametersRequest, SetParametersResponse};
 
 const DOMAIN: &str = "62";
@@ -40,15 +40,6 @@ fn install(root: &Path) -> PathBuf {
         prefix.stub("fieldproof_bridge", stub);
     }
     prefix.path().to_path_buf()
-}
-
-fn set_req(name: &str, v: ParamValue) -> SetParametersRequest {
-    SetParametersRequest {
-        parameter: vec![raw::Parameter {
-            name: name.into(),
-            value: v.to_raw(),
-        }],
-    }
 }
 
 #[test]
@@ -157,7 +148,7 @@ fn the_bundle_configures_the_imu_adapter_and_its_fault() {
         // The scenario's sensor.dropout, through the node bridge.yaml names.
         let r = set
             .call_retry(
-                set_req("dropout", ParamValue::Bool(true)),
+                set_parameters_request([("dropout", ParamValue::Bool(true))]),
                 Duration::from_secs(1),
                 20,
             )
@@ -173,7 +164,7 @@ fn the_bundle_configures_the_imu_adapter_and_its_fault() {
         // Lifted: the output comes back.
         let r = set
             .call_retry(
-                set_req("dropout", ParamValue::Bool(false)),
+                set_parameters_request([("dropout", ParamValue::Bool(false))]),
                 Duration::from_secs(1),
                 20,
             )

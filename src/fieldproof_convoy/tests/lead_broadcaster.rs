@@ -16,9 +16,9 @@ use fieldproof_convoy::packet::ConvoyPacket;
 use fieldproof_runtime::msgs::geometry_msgs::{Point, Pose, PoseWithCovariance, Quaternion};
 use fieldproof_runtime::msgs::nav_msgs::Odometry;
 use fieldproof_runtime::msgs::std_msgs;
+use fieldproof_runtime::value::set_parameters_request;
 use fieldproof_runtime::{qos, ParamValue};
 use futures::FutureExt;
-use ros2_client::parameters::raw;
 use ros2_client::rcl_interfaces::{SetParametersRequest, SetParametersResponse};
 
 const EXE: &str = env!("CARGO_BIN_EXE_lead_broadcaster");
@@ -205,15 +205,6 @@ fn drop_every_third_leaves_exactly_the_gaps_the_source_counts() {
     assert_eq!(stats["sent"].as_u64(), Some(seqs.len() as u64), "{stats}");
 }
 
-fn set_request(name: &str, value: ParamValue) -> SetParametersRequest {
-    SetParametersRequest {
-        parameter: vec![raw::Parameter {
-            name: name.to_string(),
-            value: value.to_raw(),
-        }],
-    }
-}
-
 #[test]
 fn a_blackout_set_at_run_time_drops_a_run_of_packets_and_counts_them() {
     fieldproof_testkit::contain_or_return!();
@@ -249,7 +240,7 @@ fn a_blackout_set_at_run_time_drops_a_run_of_packets_and_counts_them() {
                     // An out-of-range value is refused, the node keeps running.
                     let refused = set
                         .call_retry(
-                            set_request("drop_every_n", ParamValue::Integer(-1)),
+                            set_parameters_request([("drop_every_n", ParamValue::Integer(-1))]),
                             Duration::from_secs(1),
                             20,
                         )
@@ -257,7 +248,7 @@ fn a_blackout_set_at_run_time_drops_a_run_of_packets_and_counts_them() {
                     assert!(!refused.results[0].successful, "{:?}", refused.results);
                     let r = set
                         .call_retry(
-                            set_request("blackout", ParamValue::Bool(true)),
+                            set_parameters_request([("blackout", ParamValue::Bool(true))]),
                             Duration::from_secs(1),
                             20,
                         )
@@ -268,7 +259,7 @@ fn a_blackout_set_at_run_time_drops_a_run_of_packets_and_counts_them() {
                 1 if count("dropped_blackout") >= 5 => {
                     let r = set
                         .call_retry(
-                            set_request("blackout", ParamValue::Bool(false)),
+                            set_parameters_request([("blackout", ParamValue::Bool(false))]),
                             Duration::from_secs(1),
                             20,
                         )

@@ -12,9 +12,9 @@ use fieldproof_runtime::msgs::diagnostic_msgs::{DiagnosticArray, DiagnosticStatu
 use fieldproof_runtime::msgs::sensor_msgs::Image;
 use fieldproof_runtime::msgs::std_msgs::Header;
 use fieldproof_runtime::msgs::vision_msgs::Detection2DArray;
+use fieldproof_runtime::value::set_parameters_request;
 use fieldproof_runtime::{qos, Node, ParamValue};
 use fieldproof_testkit::{repo_root, NodeCommand, NodeProc};
-use ros2_client::parameters::raw;
 use ros2_client::rcl_interfaces::{SetParametersRequest, SetParametersResponse};
 
 /// How long an expected event may take to arrive (wall clock): generous, never a verdict.
@@ -145,15 +145,6 @@ async fn process(
     }
 }
 
-fn set_request(name: &str, value: ParamValue) -> SetParametersRequest {
-    SetParametersRequest {
-        parameter: vec![raw::Parameter {
-            name: name.to_string(),
-            value: value.to_raw(),
-        }],
-    }
-}
-
 /// Every processed image gives one detections message and one health report, both with
 /// the image's header: the detections at the target patch's centre, the health's stamp the
 /// capture stamp, `inference_ms` the measured duration (3 decimals) and `frame_seq`
@@ -272,7 +263,7 @@ fn each_image_gives_detections_and_health_stamped_with_its_capture_time() {
         )?;
         let r = set
             .call_retry(
-                set_request("reported_inference_ms", ParamValue::Double(120.0)),
+                set_parameters_request([("reported_inference_ms", ParamValue::Double(120.0))]),
                 Duration::from_secs(1),
                 20,
             )
@@ -284,7 +275,7 @@ fn each_image_gives_detections_and_health_stamped_with_its_capture_time() {
         assert_eq!(status(&overloaded).level, DiagnosticStatus::WARN);
         let refused = set
             .call_retry(
-                set_request("reported_inference_ms", ParamValue::Double(-1.0)),
+                set_parameters_request([("reported_inference_ms", ParamValue::Double(-1.0))]),
                 Duration::from_secs(1),
                 20,
             )
@@ -292,7 +283,7 @@ fn each_image_gives_detections_and_health_stamped_with_its_capture_time() {
         assert!(!refused.results[0].successful, "{:?}", refused.results);
         let r = set
             .call_retry(
-                set_request("reported_inference_ms", ParamValue::Double(0.0)),
+                set_parameters_request([("reported_inference_ms", ParamValue::Double(0.0))]),
                 Duration::from_secs(1),
                 20,
             )

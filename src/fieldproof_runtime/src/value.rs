@@ -308,6 +308,21 @@ pub struct ValueError {
     pub reason: String,
 }
 
+/// A `~/set_parameters` request setting each `(name, value)`, as `ros2 param set` sends it.
+pub fn set_parameters_request<'a>(
+    params: impl IntoIterator<Item = (&'a str, ParamValue)>,
+) -> ros2_client::rcl_interfaces::SetParametersRequest {
+    ros2_client::rcl_interfaces::SetParametersRequest {
+        parameter: params
+            .into_iter()
+            .map(|(name, value)| raw::Parameter {
+                name: name.to_string(),
+                value: value.to_raw(),
+            })
+            .collect(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

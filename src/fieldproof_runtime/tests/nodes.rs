@@ -11,6 +11,7 @@ use fieldproof_runtime::msgs::builtin_interfaces::Time;
 use fieldproof_runtime::msgs::rcl_interfaces::Log;
 use fieldproof_runtime::msgs::rosgraph_msgs::Clock;
 use fieldproof_runtime::msgs::std_msgs;
+use fieldproof_runtime::value::set_parameters_request;
 use fieldproof_runtime::{qos, ParamValue};
 use ros2_client::parameters::raw;
 use ros2_client::rcl_interfaces::{
@@ -24,18 +25,6 @@ const LONG: Duration = Duration::from_secs(20);
 fn get_values(names: &[&str]) -> GetParametersRequest {
     GetParametersRequest {
         names: names.iter().map(|s| s.to_string()).collect(),
-    }
-}
-
-fn set_req(params: &[(&str, ParamValue)]) -> SetParametersRequest {
-    SetParametersRequest {
-        parameter: params
-            .iter()
-            .map(|(n, v)| raw::Parameter {
-                name: n.to_string(),
-                value: v.to_raw(),
-            })
-            .collect(),
     }
 }
 
@@ -268,7 +257,7 @@ fn set_parameters_takes_effect_and_bad_values_are_rejected() {
         for _ in 0..20 {
             let r = call(
                 &set,
-                set_req(&[("message", ParamValue::String("changed".into()))]),
+                set_parameters_request([("message", ParamValue::String("changed".into()))]),
                 each,
                 20,
             )
@@ -303,7 +292,7 @@ fn set_parameters_takes_effect_and_bad_values_are_rejected() {
         // the node reacts to a new rate at once (through Node::param_changes)
         let r = call(
             &set,
-            set_req(&[("rate_hz", ParamValue::Double(50.0))]),
+            set_parameters_request([("rate_hz", ParamValue::Double(50.0))]),
             each,
             20,
         )
@@ -314,7 +303,7 @@ fn set_parameters_takes_effect_and_bad_values_are_rejected() {
             .await;
         let r = call(
             &set,
-            set_req(&[("rate_hz", ParamValue::Double(20.0))]),
+            set_parameters_request([("rate_hz", ParamValue::Double(20.0))]),
             each,
             20,
         )
@@ -324,7 +313,7 @@ fn set_parameters_takes_effect_and_bad_values_are_rejected() {
         // bad values: rejected with a reason, old value kept
         let r = call(
             &set,
-            set_req(&[
+            set_parameters_request([
                 ("rate_hz", ParamValue::Double(5000.0)),
                 ("rate_hz", ParamValue::String("fast".into())),
                 ("topic", ParamValue::String("other".into())),
@@ -371,7 +360,7 @@ fn set_parameters_takes_effect_and_bad_values_are_rejected() {
         )?;
         let r = call(
             &atomic,
-            set_req(&[
+            set_parameters_request([
                 ("message", ParamValue::String("atomic".into())),
                 ("rate_hz", ParamValue::Double(-1.0)),
             ]),
@@ -539,7 +528,7 @@ fn logs_go_to_rosout_and_respect_the_log_level() {
                 .expect("the talker is not publishing")?;
             let r = call(
                 &set,
-                set_req(&[("topic", ParamValue::String("x".into()))]),
+                set_parameters_request([("topic", ParamValue::String("x".into()))]),
                 Duration::from_secs(1),
                 20,
             )
@@ -625,7 +614,7 @@ fn use_sim_time_can_be_switched_on_at_run_time() {
             )?;
             let r = call(
                 &set,
-                set_req(&[("use_sim_time", ParamValue::Bool(true))]),
+                set_parameters_request([("use_sim_time", ParamValue::Bool(true))]),
                 Duration::from_secs(1),
                 20,
             )
