@@ -1,14 +1,14 @@
 """Real ROS 2 Jazzy messages of any type, for the adapter peer tests (run with /usr/bin/python3
 in the rig's environment):
 
-    rclpy_generic.py roundtrip TYPE INPUT OUTPUT LISTEN_S [OUTPUT_TYPE] < messages.json
+    rclpy_generic.py roundtrip TYPE INPUT OUTPUT LISTEN_S [OUTPUT_TYPE [PRIMERS]] < messages.json
     rclpy_generic.py serialize TYPE < messages.json      (one CDR hex line per message)
     rclpy_generic.py deserialize TYPE < lines.hex         (a JSON list of the messages)
 
 `messages.json` is a JSON list of messages as field dicts (rosidl_runtime_py's
-set_message_fields), the first one the primer. `roundtrip` is an rclpy node: it publishes the
-primer on INPUT (reliable) until anything arrives on OUTPUT (best effort, so it matches either
-reliability), then the other messages 20 ms apart, listens LISTEN_S more and prints one JSON
+set_message_fields), the first PRIMERS of them (default 1) the primers. `roundtrip` is an rclpy
+node: it publishes the primers in turn on INPUT (reliable) until anything arrives on OUTPUT (best
+effort, so it matches either reliability), then the other messages 20 ms apart, listens LISTEN_S more and prints one JSON
 line {"primed", "received", "peer_type_hashes"}: the messages received after the primer as
 dicts, and the type hash rmw_cyclonedds_cpp read from each other node's endpoint on the two
 topics. INPUT `-` publishes nothing (an output-only node): primed by its first message.
@@ -66,7 +66,7 @@ def peer_type_hashes(node: Node, input_topic: str, output_topic: str) -> dict:
 
 
 def roundtrip(type_name: str, input_topic: str, output_topic: str, listen_s: float, dicts: list,
-              output_type_name: str) -> dict:
+              output_type_name: str, primers: int) -> dict:
     rclpy.init()
     node = Node("rclpy_generic_peer")
     message_type = get_message(type_name)
@@ -80,16 +80,18 @@ def roundtrip(type_name: str, input_topic: str, output_topic: str, listen_s: flo
                              lambda msg: received.append(as_dict(msg)),
                              QoSProfile(depth=100, reliability=ReliabilityPolicy.BEST_EFFORT))
     deadline = time.monotonic() + 30
+    attempt = 0
     while not received and time.monotonic() < deadline:
         if publisher is not None:
-            publisher.publish(messages[0])
+            publisher.publish(messages[attempt % primers])
+            attempt += 1
         rclpy.spin_once(node, timeout_sec=0.1)
     primed = bool(received)
     settle = time.monotonic() + 0.5
     while time.monotonic() < settle:
         rclpy.spin_once(node, timeout_sec=0.05)
     received.clear()
-    for message in messages[1:] if primed and publisher is not None else []:
+    for message in messages[primers:] if primed and publisher is not None else []:
         publisher.publish(message)
         pause = time.monotonic() + 0.02
         while time.monotonic() < pause:
@@ -109,8 +111,9 @@ def main() -> int:
     if command == "roundtrip":
         input_topic, output_topic, listen_s = sys.argv[3], sys.argv[4], float(sys.argv[5])
         output_type_name = sys.argv[6] if len(sys.argv) > 6 else type_name
+        primers = int(sys.argv[7]) if len(sys.argv) > 7 else 1
         print(json.dumps(roundtrip(type_name, input_topic, output_topic, listen_s, json.load(sys.stdin),
-                                   output_type_name)), flush=True)
+                                   output_type_name, primers)), flush=True)
     elif command == "serialize":
         for message in messages_from(type_name, json.load(sys.stdin)):
             print(serialize_message(message).hex())

@@ -1,11 +1,12 @@
 // An rclcpp node (real ROS 2 Jazzy) that exchanges messages of any type with one of our nodes,
 // as serialized CDR: rclcpp's GenericPublisher and GenericSubscription.
 //
-//     generic_roundtrip TYPE INPUT OUTPUT LISTEN_MS [OUTPUT_TYPE] < messages.hex
+//     generic_roundtrip TYPE INPUT OUTPUT LISTEN_MS [OUTPUT_TYPE [PRIMERS]] < messages.hex
 //
-// stdin holds one CDR message per line in hex, the first one the primer. It publishes the primer
-// on INPUT (reliable, depth 100) until anything arrives on OUTPUT (best effort, so it matches
-// either reliability), then the other messages 20 ms apart, listens LISTEN_MS more and prints
+// stdin holds one CDR message per line in hex, the first PRIMERS of them (default 1) the
+// primers. It publishes the primers in turn on INPUT (reliable, depth 100) until anything
+// arrives on OUTPUT (best effort, so it matches either reliability), then the other messages
+// 20 ms apart, listens LISTEN_MS more and prints
 // one JSON line: {"primed": bool, "received": ["<hex>", ...], "peer_type_hashes": {...}}, the
 // messages received after the primer and the type hash rmw_cyclonedds_cpp read from every
 // other node's endpoint on the two topics ("INVALID" where it read none). INPUT `-` publishes
@@ -73,7 +74,8 @@ int main(int argc, char ** argv)
 {
   if (argc < 5) {
     std::fprintf(
-      stderr, "usage: generic_roundtrip TYPE INPUT OUTPUT LISTEN_MS [OUTPUT_TYPE] < messages.hex\n");
+      stderr,
+      "usage: generic_roundtrip TYPE INPUT OUTPUT LISTEN_MS [OUTPUT_TYPE [PRIMERS]] < messages.hex\n");
     return 2;
   }
   const std::string type = argv[1];
@@ -81,6 +83,7 @@ int main(int argc, char ** argv)
   const std::string output = argv[3];
   const auto listen = std::chrono::milliseconds(std::atoi(argv[4]));
   const std::string output_type = argc > 5 ? argv[5] : type;
+  const size_t primers = argc > 6 ? std::strtoul(argv[6], nullptr, 10) : 1;
   std::vector<rclcpp::SerializedMessage> messages;
   for (std::string line; std::getline(std::cin, line);) {
     if (!line.empty()) {
@@ -88,8 +91,9 @@ int main(int argc, char ** argv)
     }
   }
   const bool publishes = input != "-";
-  if (publishes && messages.empty()) {
-    std::fprintf(stderr, "generic_roundtrip: no primer on stdin\n");
+  if (publishes && (primers == 0 || messages.size() < primers)) {
+    std::fprintf(stderr, "generic_roundtrip: %zu primers wanted, %zu messages on stdin\n", primers,
+      messages.size());
     return 2;
   }
   rclcpp::init(argc, argv);
@@ -115,9 +119,11 @@ int main(int argc, char ** argv)
     };
 
   const auto deadline = std::chrono::steady_clock::now() + 30s;
-  while (received.empty() && std::chrono::steady_clock::now() < deadline && rclcpp::ok()) {
+  for (size_t attempt = 0;
+    received.empty() && std::chrono::steady_clock::now() < deadline && rclcpp::ok(); ++attempt)
+  {
     if (publishes) {
-      publisher->publish(messages.front());
+      publisher->publish(messages[attempt % primers]);
     }
     spin_for(100ms);
   }
@@ -125,7 +131,7 @@ int main(int argc, char ** argv)
   spin_for(500ms);
   received.clear();
   if (primed && publishes) {
-    for (size_t index = 1; index < messages.size(); ++index) {
+    for (size_t index = primers; index < messages.size(); ++index) {
       publisher->publish(messages[index]);
       spin_for(20ms);
     }
