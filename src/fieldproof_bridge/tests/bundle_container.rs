@@ -12,13 +12,14 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use fieldproof_bridge::gen::index::BundleIndex;
-use fieldproof_bridge::gen::{self, Options};
+use fieldproof_bridge::gen::Options;
 use fieldproof_msgs::rcl_interfaces::Log;
 use fieldproof_msgs::sensor_msgs::Imu;
 use fieldproof_runtime::value::set_parameters_request;
 use fieldproof_runtime::{qos, NodeBuilder, ParamValue};
-use fieldproof_testkit::repo_root;
 use ros2_client::rcl_interfaces::{SetParametersRequest, SetParametersResponse};
+
+mod common;
 
 const DOMAIN: &str = "64";
 const PATIENCE: Duration = Duration::from_secs(20);
@@ -27,17 +28,7 @@ const PATIENCE: Duration = Duration::from_secs(20);
 fn a_bundle_runs_composed_on_one_participant_with_every_node_its_own() {
     fieldproof_testkit::contain_or_return!();
     let dir = tempfile::tempdir().unwrap();
-    let bundle = dir.path().join("b");
-    let options = Options {
-        namespace: "ugv1".into(),
-        ..Options::default()
-    };
-    gen::run(
-        &repo_root().join("robots/ugv_ref/robot.yaml"),
-        &options,
-        &bundle,
-    )
-    .unwrap();
+    let bundle = common::ugv_ref_bundle(dir.path(), "b", &common::in_namespace("ugv1"));
     let index = BundleIndex::load(&bundle).unwrap();
     let adapters: BTreeSet<String> = index
         .nodes
@@ -192,13 +183,7 @@ fn a_bundle_that_is_not_there_or_a_rename_is_refused_with_exit_2() {
     );
 
     let dir = tempfile::tempdir().unwrap();
-    let bundle = dir.path().join("b");
-    gen::run(
-        &repo_root().join("robots/ugv_ref/robot.yaml"),
-        &Options::default(),
-        &bundle,
-    )
-    .unwrap();
+    let bundle = common::ugv_ref_bundle(dir.path(), "b", &Options::default());
     let rename = Command::new(env!("CARGO_BIN_EXE_bundle_container"))
         .arg("--bundle")
         .arg(&bundle)

@@ -13,12 +13,13 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use fieldproof_bridge::gen::index::BundleIndex;
-use fieldproof_bridge::gen::{self, Options};
 use fieldproof_msgs::sensor_msgs::Imu;
 use fieldproof_runtime::value::set_parameters_request;
 use fieldproof_runtime::{qos, NodeBuilder, ParamValue};
-use fieldproof_testkit::{repo_root, FakeAmentPrefix};
+use fieldproof_testkit::FakeAmentPrefix;
 use ros2_client::rcl_interfaces::{SetParametersRequest, SetParametersResponse};
+
+mod common;
 
 const DOMAIN: &str = "62";
 
@@ -46,17 +47,7 @@ fn install(root: &Path) -> PathBuf {
 fn the_bundle_configures_the_imu_adapter_and_its_fault() {
     fieldproof_testkit::contain_or_return!();
     let dir = tempfile::tempdir().unwrap();
-    let bundle = dir.path().join("b");
-    let options = Options {
-        namespace: "ugv1".into(),
-        ..Options::default()
-    };
-    gen::run(
-        &repo_root().join("robots/ugv_ref/robot.yaml"),
-        &options,
-        &bundle,
-    )
-    .unwrap();
+    let bundle = common::ugv_ref_bundle(dir.path(), "b", &common::in_namespace("ugv1"));
     let idx = BundleIndex::load(&bundle).unwrap();
     let imu = idx.sensor("imu", None).unwrap().clone();
     // The launch loader gives the command line ros2 launch would run.

@@ -9,14 +9,15 @@
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
-use fieldproof_bridge::gen::{self, Options};
+use fieldproof_bridge::gen::Options;
 use fieldproof_msgs::builtin_interfaces::Time;
 use fieldproof_msgs::{geometry_msgs, nav_msgs, rosgraph_msgs, sensor_msgs, std_msgs, tf2_msgs};
 use fieldproof_runtime::{qos, NodeBuilder};
-use fieldproof_testkit::repo_root;
 
 /// True inside the project's network namespace; otherwise re-runs `name` in one and
 /// asserts it passed.
+mod common;
+
 const DOMAIN: &str = "61";
 
 fn stamp(ms: i64) -> Time {
@@ -34,19 +35,12 @@ fn header(ms: i64, frame: &str) -> std_msgs::Header {
 fn checker_finds_the_breaks_of_a_live_stack() {
     fieldproof_testkit::contain_or_return!();
     let dir = tempfile::tempdir().unwrap();
-    let bundle = dir.path().join("b");
     let options = Options {
-        namespace: "ugv1".into(),
         without: vec!["camera".into(), "lidar".into()],
         no_robot_state_publisher: true,
-        ..Options::default()
+        ..common::in_namespace("ugv1")
     };
-    gen::run(
-        &repo_root().join("robots/ugv_ref/robot.yaml"),
-        &options,
-        &bundle,
-    )
-    .unwrap();
+    let bundle = common::ugv_ref_bundle(dir.path(), "b", &options);
     let json = dir.path().join("result.json");
     let mut checker: Child = Command::new(env!("CARGO_BIN_EXE_contract_check"))
         .arg(&bundle)

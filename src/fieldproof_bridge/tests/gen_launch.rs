@@ -5,9 +5,11 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use fieldproof_bridge::gen::{self, Options};
+use fieldproof_bridge::gen::Options;
 use fieldproof_launch as launch;
 use fieldproof_testkit::{repo_root, FakeAmentPrefix};
+
+mod common;
 
 /// An install prefix with the packages the bundle's launch names, each executable a stub.
 fn install(root: &Path) -> PathBuf {
@@ -59,14 +61,7 @@ fn args(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
 }
 
 fn generate(dir: &Path, options: &Options) -> PathBuf {
-    let out = dir.join("ugv_ref_bridge");
-    gen::run(
-        &repo_root().join("robots/ugv_ref/robot.yaml"),
-        options,
-        &out,
-    )
-    .unwrap();
-    out
+    common::ugv_ref_bundle(dir, "ugv_ref_bridge", options)
 }
 
 #[test]

@@ -27,10 +27,22 @@ use tracing::Instrument;
 use crate::participant::Participant;
 use crate::{logging, services, Node, NodeBuilder, NodeConfig, NodeResult, RunError, StartError};
 
+/// A node's body, boxed: what runs once the node is on DDS.
+type Body<'a> = Box<dyn FnOnce(Node) -> LocalBoxFuture<'a, NodeResult> + 'a>;
+
+/// Boxes `body` as a [`Body`].
+fn boxed_body<'a, F, Fut>(body: F) -> Body<'a>
+where
+    F: FnOnce(Node) -> Fut + 'a,
+    Fut: Future<Output = NodeResult> + 'a,
+{
+    Box::new(move |node| body(node).boxed_local())
+}
+
 /// A resolved node and its body, to run in a container.
 pub struct Composable<'a> {
     config: NodeConfig,
-    body: Box<dyn FnOnce(Node) -> LocalBoxFuture<'a, NodeResult> + 'a>,
+    body: Body<'a>,
 }
 
 impl<'a> Composable<'a> {
@@ -42,7 +54,7 @@ impl<'a> Composable<'a> {
     {
         Composable {
             config,
-            body: Box::new(move |node| body(node).boxed_local()),
+            body: boxed_body(body),
         }
     }
 
@@ -194,7 +206,7 @@ pub(crate) fn run_all(nodes: Vec<Composable<'_>>, to_completion: bool) -> Result
 /// others in a container ([`Self::resolve`]).
 pub struct Component {
     builder: NodeBuilder,
-    body: Box<dyn FnOnce(Node) -> LocalBoxFuture<'static, NodeResult>>,
+    body: Body<'static>,
 }
 
 impl Component {
@@ -206,7 +218,7 @@ impl Component {
     {
         Component {
             builder,
-            body: Box::new(move |node| body(node).boxed_local()),
+            body: boxed_body(body),
         }
     }
 
