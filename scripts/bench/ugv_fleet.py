@@ -14,7 +14,8 @@ no collision, every link period as its profile says. The eight-vehicle file is s
 `bench` runs `fieldproof run` for each count (the colcon install tree must be built:
 scripts/build) and prints, per count: the verdict and the failed assertions, the real-time
 factor the timeline achieved, the machine's busy cores during the timeline (from /proc/stat),
-the run's CPU and peak memory (run.json's resources), and the bring-up time. Each vehicle's
+the run's CPU and peak memory (run.json's resources), the bring-up time and the mean wait for a
+CPU per wake-up of the run's threads (run.json's host: the starvation bound). Each vehicle's
 bridge adapters run composed in one process, as the runner does by default; `--separate` runs
 them as a process each (`compose_bundles: false`), to compare. Nothing else should run on the
 machine meanwhile.
@@ -173,6 +174,7 @@ def bench_one(vehicles: int, rtf: float, out: pathlib.Path, separate: bool = Fal
         "busy_cores": cores,
         "run_cores": (resources.get("processes_cpu_s", 0) + resources.get("runner_cpu_s", 0)) / wall,
         "peak_rss_mib": resources.get("peak_rss_mib"),
+        "wakeup_delay_ms": (record.get("host") or {}).get("mean_wakeup_delay_ms"),
         "bring_up_s": (timeline_start - record["started_unix"]) if timeline_start else None,
         "wall_s": wall,
     }
@@ -208,15 +210,16 @@ def main() -> None:
     print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f}; "
           f"real-time factor asked {args.rtf}; bridge adapters "
           f"{'a process each' if args.separate else 'composed, one process per vehicle'}")
-    print(f"{'UGVs':>4}  {'verdict':<8} {'achieved RTF':>12} {'busy cores':>10} {'run cores':>9} "
-          f"{'peak RSS':>9} {'bring-up':>8}  failed assertions")
+    print(f"{'UGVs':>4}  {'verdict':<12} {'achieved RTF':>12} {'busy cores':>10} {'run cores':>9} "
+          f"{'peak RSS':>9} {'bring-up':>8} {'wake-up delay':>13}  failed assertions")
     results = []
     for count in args.counts:
         r = bench_one(count, args.rtf, args.out / str(count), args.separate)
         results.append(r)
-        print(f"{count:>4}  {r['status']:<8} {fmt(r['achieved_rtf'], '{:.3f}'):>12} "
+        print(f"{count:>4}  {r['status']:<12} {fmt(r['achieved_rtf'], '{:.3f}'):>12} "
               f"{fmt(r['busy_cores'], '{:.2f}'):>10} {r['run_cores']:>9.2f} "
-              f"{fmt(r['peak_rss_mib'], '{:.0f} MiB'):>9} {fmt(r['bring_up_s'], '{:.1f} s'):>8}  "
+              f"{fmt(r['peak_rss_mib'], '{:.0f} MiB'):>9} {fmt(r['bring_up_s'], '{:.1f} s'):>8} "
+              f"{fmt(r['wakeup_delay_ms'], '{:.2f} ms'):>13}  "
               f"{', '.join(r['failed']) or '-'}", flush=True)
     passing = [r["vehicles"] for r in results
                if r["status"] == "passed" and (r["achieved_rtf"] or 0) >= 0.98 * args.rtf]

@@ -2,6 +2,7 @@
 //! launch file's children count for the launch), and the run's totals come from the
 //! kernel's own accounting of the runner and its reaped children.
 
+use crate::host::{HostLoad, HostMeter};
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
 
@@ -46,6 +47,10 @@ pub struct Sampler {
     peak_rss_mib: f64,
     samples: u64,
     start_self: (f64, f64),
+    /// Measuring what the host delivers, while the timeline runs.
+    host: Option<HostMeter>,
+    /// What the host delivered over the timeline, once it ended.
+    host_load: Option<HostLoad>,
 }
 
 /// (runner's own CPU, reaped children's CPU) in seconds.
@@ -75,7 +80,28 @@ impl Sampler {
             peak_rss_mib: 0.0,
             samples: 0,
             start_self: rusage_now(),
+            host: None,
+            host_load: None,
         }
+    }
+
+    /// The timeline starts: what the host delivers is measured from now, over the runner and
+    /// the trees of `roots` ([`crate::host`]).
+    pub fn start_timeline(&mut self, roots: &[i32]) {
+        self.host = Some(HostMeter::start(&run_threads(&Self::table(), roots)));
+    }
+
+    /// The timeline ended, `simulated_s` of simulation time after its start.
+    pub fn end_timeline(&mut self, roots: &[i32], simulated_s: f64) {
+        if let Some(mut meter) = self.host.take() {
+            meter.sample(&run_threads(&Self::table(), roots));
+            self.host_load = Some(meter.finish(simulated_s));
+        }
+    }
+
+    /// What the host delivered over the timeline (`None` if it never started or did not end).
+    pub fn host_load(&self) -> Option<&HostLoad> {
+        self.host_load.as_ref()
     }
 
     fn table() -> HashMap<i32, Stat> {
@@ -114,6 +140,9 @@ impl Sampler {
         }
         self.peak_rss_mib = self.peak_rss_mib.max(rss_sum);
         self.samples += 1;
+        if let Some(meter) = &mut self.host {
+            meter.sample(&run_threads(&table, roots));
+        }
     }
 
     /// What a process's tree used, as last sampled.
@@ -139,12 +168,41 @@ impl Default for Sampler {
     }
 }
 
-/// Per root: the CPU ticks and resident pages of it and all its descendants.
-fn tree_totals(table: &HashMap<i32, Stat>, roots: &[i32]) -> BTreeMap<i32, (u64, u64)> {
+/// The runner and the processes of the trees rooted at `roots` (those still running): what
+/// [`HostMeter`] measures (the runner's threads carry the links and the timeline).
+fn run_threads(table: &HashMap<i32, Stat>, roots: &[i32]) -> Vec<i32> {
+    let mut pids = tree_members(table, roots);
+    pids.push(std::process::id() as i32);
+    pids
+}
+
+/// The processes of the trees rooted at `roots` (those still running).
+fn tree_members(table: &HashMap<i32, Stat>, roots: &[i32]) -> Vec<i32> {
+    let children = children_of(table);
+    let mut members = Vec::new();
+    let mut stack: Vec<i32> = roots
+        .iter()
+        .copied()
+        .filter(|root| table.contains_key(root))
+        .collect();
+    while let Some(pid) = stack.pop() {
+        members.push(pid);
+        stack.extend(children.get(&pid).into_iter().flatten().copied());
+    }
+    members
+}
+
+fn children_of(table: &HashMap<i32, Stat>) -> HashMap<i32, Vec<i32>> {
     let mut children: HashMap<i32, Vec<i32>> = HashMap::new();
     for (pid, s) in table {
         children.entry(s.ppid).or_default().push(*pid);
     }
+    children
+}
+
+/// Per root: the CPU ticks and resident pages of it and all its descendants.
+fn tree_totals(table: &HashMap<i32, Stat>, roots: &[i32]) -> BTreeMap<i32, (u64, u64)> {
+    let children = children_of(table);
     let mut out = BTreeMap::new();
     for &root in roots {
         let Some(_) = table.get(&root) else { continue };
@@ -186,6 +244,9 @@ mod tests {
         assert_eq!(t[&10], (155, 1550));
         assert_eq!(t[&20], (7, 70));
         assert!(!t.contains_key(&99), "a process gone is skipped");
+        let mut members = tree_members(&table, &[10, 20, 99]);
+        members.sort();
+        assert_eq!(members, vec![10, 11, 12, 20]);
     }
 
     #[test]

@@ -9,6 +9,7 @@ use fieldproof_scenario::evidence::recording::{Recording, RecordingSummary};
 use fieldproof_scenario::evidence::{
     self, PlotInput, ProcessRecord, RunRecord, RunResult, VehiclePlot, VehicleRecord,
 };
+use fieldproof_scenario::host::HostLoad;
 use fieldproof_scenario::resources::RunResources;
 use fieldproof_scenario::store::Store;
 use std::path::{Path, PathBuf};
@@ -324,12 +325,28 @@ fn run_json_and_reports() {
             peak_rss_mib: 180.4,
             samples: 50,
         }),
+        host: Some(HostLoad {
+            timeline_wall_s: 50.5,
+            achieved_real_time_factor: Some(0.99),
+            cores: 2,
+            cpu_busy_share: Some(0.97),
+            cpu_pressure_share: Some(0.62),
+            threads: 240,
+            cpu_s: 80.0,
+            waited_s: 40.0,
+            wakeups: 10_000,
+            mean_wakeup_delay_ms: Some(4.0),
+            wakeup_delay_bound_ms: 2.0,
+            overloaded: true,
+        }),
     };
     let p = evidence::write_run_json(dir.path(), &record).unwrap();
     let back: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap();
     assert_eq!(back["result"]["exit_code"], 1);
     assert_eq!(back["seed"], 7);
+    assert_eq!(back["host"]["overloaded"], true);
+    assert_eq!(back["host"]["mean_wakeup_delay_ms"], 4.0);
     assert_eq!(
         back["vehicles"][1]["evidence"],
         serde_json::json!(["supervisor/frames.in", "supervisor/frames.out"])
@@ -439,6 +456,9 @@ fn run_json_and_reports() {
     assert!(md.contains(
         "Whole run: 60.0 s of wall clock; CPU 30.0 s in the processes and 6.0 s in the runner (60 % of one core on average); peak memory 180 MiB"
     ));
+    assert!(md.contains(
+        "Host during the timeline (50.5 s of wall clock): the run's threads waited 4.00 ms for a CPU per wake-up (bound 2.0 ms), 2 cores 97 % busy, some task waiting for a CPU 62 % of the time, simulation at 0.99x real time: **overloaded**"
+    ), "{md}");
     // The vehicles: their stacks, vision input and evidence files.
     assert!(md.contains(
         "| quad1 | /x/mission.launch.yaml | vision: none — the supervisor ignores vision freshness | quad1/supervisor/frames.in, quad1/supervisor/frames.out |"

@@ -42,19 +42,39 @@ fn run_file(file: &Path) -> (run::RunSummary, Json) {
 }
 
 /// Runs `file` with `options` into a fresh run directory; returns the summary and the
-/// directory (a run that could not start may have no run.json).
+/// directory (a run that could not start may have no run.json). A run the host starved
+/// (`inconclusive`) is run once more at half its real-time factor, and that one is returned.
 fn run_with(file: &Path, options: run::RunOptions) -> (run::RunSummary, PathBuf) {
     in_private_netns();
     let s = model::load(file).unwrap();
-    let out = fieldproof_testkit::passable_tempdir().keep().join("run");
-    let summary = run::run(
-        &s,
-        &run::RunOptions {
-            out: Some(out.clone()),
-            ..options
-        },
+    let once = |options: run::RunOptions| {
+        let out = fieldproof_testkit::passable_tempdir().keep().join("run");
+        let summary = run::run(
+            &s,
+            &run::RunOptions {
+                out: Some(out.clone()),
+                ..options
+            },
+        );
+        (summary, out)
+    };
+    let (summary, out) = once(options.clone());
+    if summary.exit_code != run::INCONCLUSIVE {
+        return (summary, out);
+    }
+    let ran_at = read_json(&out.join("run.json"))["real_time_factor"]
+        .as_f64()
+        .unwrap_or(1.0);
+    let slower = fieldproof_testkit::slower_real_time_factor(ran_at);
+    eprintln!(
+        "{}: INCONCLUSIVE: {}; running it again at real-time factor {slower}",
+        file.display(),
+        summary.reasons.first().map_or("", String::as_str)
     );
-    (summary, out)
+    once(run::RunOptions {
+        real_time_factor: Some(slower),
+        ..options
+    })
 }
 
 fn run_scenario(name: &str) -> (run::RunSummary, Json) {

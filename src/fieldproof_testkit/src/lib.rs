@@ -17,7 +17,9 @@ pub use ament::FakeAmentPrefix;
 pub use netns::{contain, contain_as, in_private_netns_or_rerun, is_contained, CONTAINED_ENV};
 pub use node::{NodeCommand, NodeProc};
 pub use process::{ChildGuard, Lines};
-pub use scenario::{shipped_scenario, suite_binary, ScenarioRun};
+pub use scenario::{
+    shipped_scenario, slower_real_time_factor, suite_binary, ScenarioRun, INCONCLUSIVE,
+};
 
 use std::path::PathBuf;
 

@@ -127,6 +127,7 @@ fn run(file: &Path, options: &run::RunOptions) -> ExitCode {
     let verdict = match summary.exit_code {
         0 => "passed",
         1 => "FAILED",
+        run::INCONCLUSIVE => "INCONCLUSIVE (host overloaded)",
         _ => "could not run",
     };
     eprintln!("fieldproof run: {}: {verdict}", s.raw.name);

@@ -125,9 +125,10 @@ pub fn evidence_files(dir: &Path) -> Vec<String> {
 #[derive(Debug, Clone, Serialize)]
 pub struct RunResult {
     /// 0 passed, 1 failed (an assertion or a link verdict under verify: fail), 2 could
-    /// not run.
+    /// not run, 3 inconclusive (it failed on a host that starved it: [`crate::host`]).
     pub exit_code: u8,
-    /// `passed`, `failed`, `interrupted` (a signal ended it early) or `error`.
+    /// `passed`, `failed`, `inconclusive`, `interrupted` (a signal ended it early) or
+    /// `error`.
     pub status: String,
     /// Why it did not pass, one line each.
     pub reasons: Vec<String>,
@@ -178,6 +179,8 @@ pub struct RunRecord {
     pub processes: Vec<ProcessRecord>,
     /// CPU and memory of the whole run.
     pub resources: Option<crate::resources::RunResources>,
+    /// What the host delivered during the timeline (`None` if it never ran).
+    pub host: Option<crate::host::HostLoad>,
     /// The recording.
     pub recording: Option<recording::RecordingSummary>,
 }

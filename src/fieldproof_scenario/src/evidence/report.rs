@@ -386,6 +386,20 @@ fn resources_line(r: &RunRecord) -> Option<String> {
     ))
 }
 
+fn host_line(r: &RunRecord) -> Option<String> {
+    let host = r.host.as_ref()?;
+    Some(format!(
+        "Host during the timeline ({:.1} s of wall clock): {}{}.",
+        host.timeline_wall_s,
+        host.describe(),
+        if host.overloaded {
+            ": **overloaded**, the stack was starved"
+        } else {
+            ""
+        }
+    ))
+}
+
 /// The report's sections in order.
 fn sections(r: &RunRecord) -> Vec<Section> {
     let mut out = vec![Section {
@@ -440,7 +454,7 @@ fn sections(r: &RunRecord) -> Vec<Section> {
     out.push(Section {
         heading: "Processes",
         table: Table::new(PROCESS_HEAD, process_rows(r)),
-        lines: resources_line(r).into_iter().collect(),
+        lines: resources_line(r).into_iter().chain(host_line(r)).collect(),
     });
     out
 }

@@ -11,12 +11,13 @@ use serde_json::{json, Value as Json};
 
 use super::processes::Processes;
 use super::timeline::DdsOutcome;
-use super::RunSummary;
+use super::{RunSummary, INCONCLUSIVE};
 use crate::assertions::{self, Evidence};
 use crate::evidence::recording::RecordingSummary;
 use crate::evidence::{
     self, EntryRecord, PlotInput, RunRecord, RunResult, VehiclePlot, VehicleRecord,
 };
+use crate::host::HostLoad;
 use crate::interrupt::Interrupt;
 use crate::model::{Action, Scenario};
 use crate::resources::{RunResources, Sampler};
@@ -203,14 +204,13 @@ pub(super) fn hand_off(h: Handoff) -> RunSummary {
             None => {}
         }
     }
-    let exit_code = if let Some(e) = &outcome.error {
-        reasons.insert(0, e.clone());
-        2
-    } else if reasons.is_empty() {
-        0
-    } else {
-        1
-    };
+    let host = sampler.host_load().cloned();
+    let exit_code = verdict(
+        outcome.error.as_deref(),
+        host.as_ref(),
+        &mut reasons,
+        &mut warnings,
+    );
     let record = RunRecord {
         scenario: s.raw.name.clone(),
         scenario_file: s.file.clone(),
@@ -228,6 +228,7 @@ pub(super) fn hand_off(h: Handoff) -> RunSummary {
             status: match exit_code {
                 0 => "passed",
                 1 => "failed",
+                INCONCLUSIVE => "inconclusive",
                 _ if interrupt.caught().is_some() => "interrupted",
                 _ => "error",
             }
@@ -280,6 +281,7 @@ pub(super) fn hand_off(h: Handoff) -> RunSummary {
         }),
         processes: processes.procs.iter().map(|p| p.record(sampler)).collect(),
         resources: Some(resources),
+        host,
         recording,
     };
     if let Err(e) = evidence::write_run_json(&dir, &record) {
@@ -323,5 +325,117 @@ pub(super) fn hand_off(h: Handoff) -> RunSummary {
         exit_code,
         dir: Some(dir),
         reasons,
+    }
+}
+
+/// The run's exit code from what went wrong: 2 could not run (`error`, put first among the
+/// reasons), 0 no reason to fail, 1 failed, [`INCONCLUSIVE`] failed on a host that starved it
+/// (a first reason says so, with the figures). A run that passed on such a host passes with
+/// a warning.
+fn verdict(
+    error: Option<&str>,
+    host: Option<&HostLoad>,
+    reasons: &mut Vec<String>,
+    warnings: &mut Vec<String>,
+) -> u8 {
+    let overloaded = host.filter(|load| load.overloaded);
+    if let Some(e) = error {
+        reasons.insert(0, e.to_string());
+        2
+    } else if reasons.is_empty() {
+        if let Some(load) = overloaded {
+            warnings.push(format!("passed on an overloaded host: {}", load.describe()));
+        }
+        0
+    } else if let Some(load) = overloaded {
+        reasons.insert(
+            0,
+            format!(
+                "inconclusive: host overloaded: {}; the failures below may be the host's, not the vehicle's (run it on a quieter host or at a lower --real-time-factor)",
+                load.describe()
+            ),
+        );
+        INCONCLUSIVE
+    } else {
+        1
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn host(overloaded: bool) -> HostLoad {
+        HostLoad {
+            timeline_wall_s: 30.0,
+            achieved_real_time_factor: Some(0.9),
+            cores: 2,
+            cpu_busy_share: Some(1.0),
+            cpu_pressure_share: Some(1.0),
+            threads: 33,
+            cpu_s: 20.0,
+            waited_s: 400.0,
+            wakeups: 40_000,
+            mean_wakeup_delay_ms: Some(if overloaded { 9.2 } else { 0.2 }),
+            wakeup_delay_bound_ms: 2.0,
+            overloaded,
+        }
+    }
+
+    fn judged(
+        error: Option<&str>,
+        load: Option<HostLoad>,
+        failed: &[&str],
+    ) -> (u8, Vec<String>, Vec<String>) {
+        let mut reasons: Vec<String> = failed.iter().map(|r| r.to_string()).collect();
+        let mut warnings = Vec::new();
+        let code = verdict(error, load.as_ref(), &mut reasons, &mut warnings);
+        (code, reasons, warnings)
+    }
+
+    #[test]
+    fn a_failure_on_a_starved_host_is_inconclusive_and_says_why_first() {
+        let (code, reasons, warnings) =
+            judged(None, Some(host(true)), &["assertion reached failed"]);
+        assert_eq!(code, INCONCLUSIVE);
+        assert!(
+            reasons[0]
+                .starts_with("inconclusive: host overloaded: the run's threads waited 9.20 ms"),
+            "{reasons:?}"
+        );
+        assert_eq!(
+            reasons[1], "assertion reached failed",
+            "the failures stay listed"
+        );
+        assert!(warnings.is_empty());
+    }
+
+    #[test]
+    fn a_quiet_host_or_an_unmeasured_one_leaves_a_failure_a_failure() {
+        assert_eq!(judged(None, Some(host(false)), &["x failed"]).0, 1);
+        assert_eq!(judged(None, None, &["x failed"]).0, 1);
+        assert_eq!(judged(None, None, &[]).0, 0);
+    }
+
+    #[test]
+    fn a_pass_on_a_starved_host_passes_with_a_warning() {
+        let (code, reasons, warnings) = judged(None, Some(host(true)), &[]);
+        assert_eq!(code, 0);
+        assert!(reasons.is_empty());
+        assert!(
+            warnings[0].starts_with("passed on an overloaded host: "),
+            "{warnings:?}"
+        );
+    }
+
+    #[test]
+    fn a_run_that_could_not_run_stays_so_whatever_the_host() {
+        let (code, reasons, _) = judged(
+            Some("ugv1/bridge not ready"),
+            Some(host(true)),
+            &["x failed"],
+        );
+        assert_eq!(code, 2);
+        assert_eq!(reasons[0], "ugv1/bridge not ready");
     }
 }

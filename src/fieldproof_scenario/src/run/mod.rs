@@ -68,10 +68,14 @@ pub struct RunOptions {
     pub user: Option<String>,
 }
 
+/// The exit code of a run that failed on a host that starved it ([`crate::host`]): its
+/// verdict is `inconclusive`, not `failed`.
+pub const INCONCLUSIVE: u8 = 3;
+
 /// How a run ended.
 #[derive(Debug, Clone)]
 pub struct RunSummary {
-    /// 0 passed, 1 failed, 2 could not run.
+    /// 0 passed, 1 failed, 2 could not run, [`INCONCLUSIVE`] failed on an overloaded host.
     pub exit_code: u8,
     /// The run directory (if one was created).
     pub dir: Option<PathBuf>,

@@ -414,6 +414,7 @@ async fn dds_body(
     out.t0_ns = Some(t0);
     let start_unix = unix_now();
     out.timeline_start_unix = Some(start_unix);
+    sampler.start_timeline(&shared.lock().expect("shared").processes.running_pids());
     let run_limit = run_limit(s.raw.timeouts.run_s.get(), ctx.real_time_factor);
     let run_deadline = t_start + run_limit;
     let mut clock_watch = ClockWatch::new(
@@ -637,6 +638,10 @@ async fn dds_body(
         .min(s.duration_s.max(0.0))
         .max(0.0);
     out.timeline_end_unix = Some(unix_now());
+    sampler.end_timeline(
+        &shared.lock().expect("shared").processes.running_pids(),
+        out.end_s,
+    );
     (out, timeline)
 }
 
