@@ -104,6 +104,12 @@ impl Sampler {
         self.host_load.as_ref()
     }
 
+    /// The host meter while the timeline runs (`--real-time-factor auto` asks it for each
+    /// window's wait per wake-up and records its pace changes there).
+    pub fn host_meter(&mut self) -> Option<&mut HostMeter> {
+        self.host.as_mut()
+    }
+
     fn table() -> HashMap<i32, Stat> {
         let mut t = HashMap::new();
         if let Ok(all) = procfs::process::all_processes() {

@@ -9,7 +9,7 @@ use fieldproof_scenario::evidence::recording::{Recording, RecordingSummary};
 use fieldproof_scenario::evidence::{
     self, PlotInput, ProcessRecord, RunRecord, RunResult, VehiclePlot, VehicleRecord,
 };
-use fieldproof_scenario::host::HostLoad;
+use fieldproof_scenario::host::{HostLoad, PaceChange};
 use fieldproof_scenario::resources::RunResources;
 use fieldproof_scenario::store::Store;
 use std::path::{Path, PathBuf};
@@ -336,8 +336,14 @@ fn run_json_and_reports() {
             waited_s: 40.0,
             wakeups: 10_000,
             mean_wakeup_delay_ms: Some(4.0),
+            mean_wakeup_delay_sim_ms: Some(3.96),
             wakeup_delay_bound_ms: 2.0,
             overloaded: true,
+            auto_pace: Some(vec![PaceChange {
+                at_s: 12.0,
+                real_time_factor: 0.5,
+                window_wakeup_delay_ms: 6.5,
+            }]),
         }),
     };
     let p = evidence::write_run_json(dir.path(), &record).unwrap();
@@ -347,6 +353,7 @@ fn run_json_and_reports() {
     assert_eq!(back["seed"], 7);
     assert_eq!(back["host"]["overloaded"], true);
     assert_eq!(back["host"]["mean_wakeup_delay_ms"], 4.0);
+    assert_eq!(back["host"]["auto_pace"][0]["real_time_factor"], 0.5);
     assert_eq!(
         back["vehicles"][1]["evidence"],
         serde_json::json!(["supervisor/frames.in", "supervisor/frames.out"])
@@ -457,7 +464,7 @@ fn run_json_and_reports() {
         "Whole run: 60.0 s of wall clock; CPU 30.0 s in the processes and 6.0 s in the runner (60 % of one core on average); peak memory 180 MiB"
     ));
     assert!(md.contains(
-        "Host during the timeline (50.5 s of wall clock): the run's threads waited 4.00 ms for a CPU per wake-up (bound 2.0 ms), 2 cores 97 % busy, some task waiting for a CPU 62 % of the time, simulation at 0.99x real time: **overloaded**"
+        "Host during the timeline (50.5 s of wall clock): the run's threads waited 4.00 ms for a CPU per wake-up, 3.96 ms of simulation time (bound 2.0 ms), 2 cores 97 % busy, some task waiting for a CPU 62 % of the time, simulation at 0.99x real time: **overloaded**, the stack was starved. Paced by `--real-time-factor auto`: 0.5 at 12.0 s (6.50 ms per wake-up)."
     ), "{md}");
     // The vehicles: their stacks, vision input and evidence files.
     assert!(md.contains(

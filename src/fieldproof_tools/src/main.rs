@@ -68,10 +68,11 @@ enum Command {
         package: String,
     },
     /// Run a scenario; exits 0 (passed), 1 (an assertion or a link verdict failed), 2 (bad
-    /// input or could not run). Evidence in the run directory.
+    /// input or could not run), 3 (inconclusive: it failed on a host that starved it).
+    /// Evidence in the run directory.
     #[command(disable_help_flag = true)]
     Run {
-        /// `<SCENARIO> [--out DIR] [--keep] [--seed N] [--real-time-factor F]
+        /// `<SCENARIO> [--out DIR] [--keep] [--seed N] [--real-time-factor F|auto]
         /// [--check-contracts] [--user NAME]`, parsed by `fieldproof-scenario`.
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<OsString>,

@@ -27,7 +27,8 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Run a scenario; exits 0 (passed), 1 (an assertion or a link verdict failed), 2 (bad
-    /// input or could not run). Evidence in the run directory.
+    /// input or could not run), 3 (inconclusive: it failed on a host that starved it).
+    /// Evidence in the run directory.
     Run {
         /// The scenario file.
         scenario: std::path::PathBuf,
@@ -40,9 +41,11 @@ enum Command {
         /// Seed of the simulation's noise (overrides the scenario's).
         #[arg(long)]
         seed: Option<u64>,
-        /// Simulation speed (overrides the scenario's).
-        #[arg(long)]
-        real_time_factor: Option<f64>,
+        /// Simulation speed (overrides the scenario's), or `auto`: paced at what the host
+        /// sustains (slower while the run's threads wait for a CPU beyond the bound, up to
+        /// the scenario's factor again once they do not).
+        #[arg(long, value_name = "F|auto", value_parser = pace)]
+        real_time_factor: Option<Pace>,
         /// Check every vehicle's bridge bundle against its contract after the bring-up,
         /// before the timeline; a failed finding fails the run.
         #[arg(long)]
@@ -58,6 +61,22 @@ enum Command {
         /// The scenario file.
         scenario: std::path::PathBuf,
     },
+}
+
+/// `--real-time-factor`: a factor, or `auto`.
+#[derive(Debug, Clone, Copy)]
+enum Pace {
+    Factor(f64),
+    Auto,
+}
+
+fn pace(text: &str) -> Result<Pace, String> {
+    if text == "auto" {
+        return Ok(Pace::Auto);
+    }
+    text.parse()
+        .map(Pace::Factor)
+        .map_err(|_| format!("{text:?} is neither a number nor `auto`"))
 }
 
 fn main() -> ExitCode {
@@ -76,7 +95,11 @@ fn main() -> ExitCode {
                 out,
                 keep,
                 seed,
-                real_time_factor,
+                real_time_factor: match real_time_factor {
+                    Some(Pace::Factor(factor)) => Some(factor),
+                    _ => None,
+                },
+                auto_real_time_factor: matches!(real_time_factor, Some(Pace::Auto)),
                 progress: std::io::stderr().is_terminal(),
                 check_contracts,
                 user: Some(user),

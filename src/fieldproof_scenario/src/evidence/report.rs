@@ -388,8 +388,25 @@ fn resources_line(r: &RunRecord) -> Option<String> {
 
 fn host_line(r: &RunRecord) -> Option<String> {
     let host = r.host.as_ref()?;
+    let pace = match &host.auto_pace {
+        None => String::new(),
+        Some(changes) if changes.is_empty() => {
+            " Paced by `--real-time-factor auto`: it held the factor asked.".to_string()
+        }
+        Some(changes) => format!(
+            " Paced by `--real-time-factor auto`: {}.",
+            changes
+                .iter()
+                .map(|c| format!(
+                    "{} at {:.1} s ({:.2} ms per wake-up)",
+                    c.real_time_factor, c.at_s, c.window_wakeup_delay_ms
+                ))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    };
     Some(format!(
-        "Host during the timeline ({:.1} s of wall clock): {}{}.",
+        "Host during the timeline ({:.1} s of wall clock): {}{}.{pace}",
         host.timeline_wall_s,
         host.describe(),
         if host.overloaded {

@@ -377,8 +377,10 @@ mod tests {
             waited_s: 400.0,
             wakeups: 40_000,
             mean_wakeup_delay_ms: Some(if overloaded { 9.2 } else { 0.2 }),
+            mean_wakeup_delay_sim_ms: Some(if overloaded { 8.28 } else { 0.18 }),
             wakeup_delay_bound_ms: 2.0,
             overloaded,
+            auto_pace: None,
         }
     }
 

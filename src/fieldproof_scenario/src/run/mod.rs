@@ -56,8 +56,13 @@ pub struct RunOptions {
     pub keep: bool,
     /// Seed (overrides the scenario's).
     pub seed: Option<u64>,
-    /// Simulation speed (overrides the scenario's).
+    /// Simulation speed (overrides the scenario's); with `auto_real_time_factor`, the most
+    /// the simulation runs at.
     pub real_time_factor: Option<f64>,
+    /// `--real-time-factor auto`: the simulation's pace follows what the host sustains
+    /// ([`crate::host::Governor`]), from the factor asked (1 by default) down to
+    /// [`crate::host::AUTO_FLOOR`].
+    pub auto_real_time_factor: bool,
     /// Show the progress display.
     pub progress: bool,
     /// Check every vehicle's bridge bundle against its contract after the bring-up, before
@@ -363,6 +368,7 @@ pub fn run(s: &Scenario, o: &RunOptions) -> RunSummary {
                         .collect()
                 }),
                 real_time_factor: rtf,
+                auto_real_time_factor: o.auto_real_time_factor,
             };
             (outcome, timeline) = timeline::run_dds(&ctx, recorder.clone(), timeline, &mut sampler);
         }

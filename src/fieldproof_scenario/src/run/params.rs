@@ -1,8 +1,10 @@
 //! Parameters of the run's nodes, set as `ros2 param set` does: the timeline's
 //! `param.set` and fault events, and the release of the simulator, which the runner starts
 //! paused so that no simulation time passes (no mission starts, no freshness clock runs)
-//! while some forty processes discover each other on a loaded host.
+//! while some forty processes discover each other on a loaded host; under
+//! `--real-time-factor auto`, the simulator's pace.
 
+use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 use fieldproof_runtime::{Node, ParamValue};
@@ -10,7 +12,12 @@ use futures::FutureExt;
 use ros2_client::parameters::raw;
 use ros2_client::rcl_interfaces::{SetParametersRequest, SetParametersResponse};
 
+use indicatif::ProgressBar;
+
+use super::say;
+use crate::host::{Governor, PaceChange};
 use crate::model::ParamSetting;
+use crate::resources::Sampler;
 
 /// A parameter setting as `rcl_interfaces` carries it (through the runtime's
 /// [`ParamValue::to_raw`], so the wire value is built in one place).
@@ -113,6 +120,51 @@ pub(super) async fn release_simulator(
         }
     }
     Ok(())
+}
+
+/// `--real-time-factor auto`, at the end of a window: the simulator's `real_time_factor` set
+/// to what the [`Governor`] makes of the window's wait per wake-up, and the change recorded.
+pub(super) async fn pace_simulator(
+    sampler: &mut Sampler,
+    governor: &mut Governor,
+    clients: &BTreeMap<String, ParamClient>,
+    now_s: f64,
+    bar: &ProgressBar,
+    warnings: &mut Vec<String>,
+) {
+    let Some(meter) = sampler.host_meter() else {
+        return;
+    };
+    let Some(delay_ms) = meter.window_delay_ms() else {
+        return;
+    };
+    let before = governor.factor();
+    let Some(factor) = governor.next(delay_ms) else {
+        return;
+    };
+    let Some(client) = clients.get(SIMULATOR) else {
+        return;
+    };
+    let setting = [("real_time_factor".to_string(), ParamSetting::Double(factor))];
+    match set_params(client, SIMULATOR, &setting).await {
+        Ok(_) => {
+            say(
+                bar,
+                format!(
+                    "--real-time-factor auto: {factor} at {now_s:.1} s (the run's threads waited {delay_ms:.2} ms for a CPU per wake-up, {:.2} ms of simulation time at {before})",
+                    delay_ms * before
+                ),
+            );
+            if let Some(meter) = sampler.host_meter() {
+                meter.record_pace(PaceChange {
+                    at_s: now_s,
+                    real_time_factor: factor,
+                    window_wakeup_delay_ms: delay_ms,
+                });
+            }
+        }
+        Err(e) => warnings.push(format!("--real-time-factor auto: {factor}: {e}")),
+    }
 }
 
 #[cfg(test)]

@@ -18,11 +18,14 @@ use futures::FutureExt;
 use indicatif::ProgressBar;
 use serde_json::Value as Json;
 
-use super::params::{param_client, release_simulator, set_params, ParamClient, SIMULATOR};
+use super::params::{
+    pace_simulator, param_client, release_simulator, set_params, ParamClient, SIMULATOR,
+};
 use super::processes::{Processes, Readiness};
 use super::recorder::{start_recorder, Recorder};
 use super::say;
 use crate::assertions::holds_latest;
+use crate::host::{Governor, AUTO_FLOOR, AUTO_WINDOW_S};
 use crate::interrupt::Interrupt;
 use crate::model::{Action, Scenario, Vehicle};
 use crate::resources::Sampler;
@@ -74,12 +77,16 @@ pub(super) struct RunContext<'a, 'b> {
     pub(super) interrupt: &'a Interrupt,
     /// With `--check-contracts`: each vehicle's bundle to check before the timeline.
     pub(super) contract_bundles: Option<Vec<(String, std::path::PathBuf)>>,
-    /// The simulation's real-time factor (what the wall-clock limits scale by).
+    /// The simulation's real-time factor (what the wall-clock limits scale by); under
+    /// `--real-time-factor auto` the most it runs at.
     pub(super) real_time_factor: f64,
+    /// `--real-time-factor auto`: the pace follows what the host sustains ([`Governor`]).
+    pub(super) auto_real_time_factor: bool,
 }
 
 /// The wall-clock limit of a run: `timeouts.run_s` holds at real time; a run slowed to a
-/// real-time factor below 1 needs that much longer for the same timeline.
+/// real-time factor below 1 needs that much longer for the same timeline (under
+/// `--real-time-factor auto`, the slowest it may be paced at: [`AUTO_FLOOR`]).
 pub(super) fn run_limit(run_s: f64, real_time_factor: f64) -> Duration {
     let slowdown = if real_time_factor > 0.0 && real_time_factor < 1.0 {
         1.0 / real_time_factor
@@ -415,7 +422,21 @@ async fn dds_body(
     let start_unix = unix_now();
     out.timeline_start_unix = Some(start_unix);
     sampler.start_timeline(&shared.lock().expect("shared").processes.running_pids());
-    let run_limit = run_limit(s.raw.timeouts.run_s.get(), ctx.real_time_factor);
+    let slowest = if ctx.auto_real_time_factor {
+        AUTO_FLOOR.min(ctx.real_time_factor)
+    } else {
+        ctx.real_time_factor
+    };
+    let run_limit = run_limit(s.raw.timeouts.run_s.get(), slowest);
+    let mut governor = ctx.auto_real_time_factor.then(|| {
+        if let Some(meter) = sampler.host_meter() {
+            meter.paced_automatically();
+        }
+        (
+            Governor::new(ctx.real_time_factor),
+            Instant::now() + Duration::from_secs_f64(AUTO_WINDOW_S),
+        )
+    });
     let run_deadline = t_start + run_limit;
     let mut clock_watch = ClockWatch::new(
         t0,
@@ -484,6 +505,12 @@ async fn dds_body(
                 next_sample += Duration::from_secs(1);
             }
             bar.set_prefix(format!("{}/{total} processes", running.len()));
+        }
+        if let Some((governor, window_end)) = governor.as_mut() {
+            if Instant::now() >= *window_end {
+                *window_end += Duration::from_secs_f64(AUTO_WINDOW_S);
+                pace_simulator(sampler, governor, &clients, now_s, bar, &mut out.warnings).await;
+            }
         }
         let events = {
             let mut latest = Store::new();
