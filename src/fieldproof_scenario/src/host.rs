@@ -110,12 +110,17 @@ impl Governor {
         self.factor
     }
 
+    /// The slowest it may pace the run: [`AUTO_FLOOR`], or the factor asked when lower.
+    pub fn slowest(&self) -> f64 {
+        AUTO_FLOOR.min(self.ceiling)
+    }
+
     /// The factor after a window whose threads waited `window_delay_ms` of wall clock per
     /// wake-up; `Some` when it changed.
     pub fn next(&mut self, window_delay_ms: f64) -> Option<f64> {
         let simulated_ms = window_delay_ms * self.factor;
         let next = if simulated_ms > WAKEUP_DELAY_BOUND_MS {
-            (self.factor / 2.0).max(AUTO_FLOOR.min(self.ceiling))
+            (self.factor / 2.0).max(self.slowest())
         } else if simulated_ms < WAKEUP_DELAY_BOUND_MS / 4.0 {
             (self.factor * 1.25).min(self.ceiling)
         } else {

@@ -88,13 +88,19 @@ impl Sampler {
     /// The timeline starts: what the host delivers is measured from now, over the runner and
     /// the trees of `roots` ([`crate::host`]).
     pub fn start_timeline(&mut self, roots: &[i32]) {
-        self.host = Some(HostMeter::start(&run_threads(&Self::table(), roots)));
+        let table = Self::table();
+        self.host = Some(HostMeter::start(&run_threads(
+            &table,
+            &children_of(&table),
+            roots,
+        )));
     }
 
     /// The timeline ended, `simulated_s` of simulation time after its start.
     pub fn end_timeline(&mut self, roots: &[i32], simulated_s: f64) {
         if let Some(mut meter) = self.host.take() {
-            meter.sample(&run_threads(&Self::table(), roots));
+            let table = Self::table();
+            meter.sample(&run_threads(&table, &children_of(&table), roots));
             self.host_load = Some(meter.finish(simulated_s));
         }
     }
@@ -132,7 +138,8 @@ impl Sampler {
     /// Samples the trees of `roots` (pids of running processes) and the runner.
     pub fn sample(&mut self, roots: &[i32]) {
         let table = Self::table();
-        let totals = tree_totals(&table, roots);
+        let children = children_of(&table);
+        let totals = tree_totals(&table, &children, roots);
         let mut rss_sum = table
             .get(&(std::process::id() as i32))
             .map(|s| s.rss_pages as f64 * self.page_mib)
@@ -147,7 +154,7 @@ impl Sampler {
         self.peak_rss_mib = self.peak_rss_mib.max(rss_sum);
         self.samples += 1;
         if let Some(meter) = &mut self.host {
-            meter.sample(&run_threads(&table, roots));
+            meter.sample(&run_threads(&table, &children, roots));
         }
     }
 
@@ -176,21 +183,33 @@ impl Default for Sampler {
 
 /// The runner and the processes of the trees rooted at `roots` (those still running): what
 /// [`HostMeter`] measures (the runner's threads carry the links and the timeline).
-fn run_threads(table: &HashMap<i32, Stat>, roots: &[i32]) -> Vec<i32> {
-    let mut pids = tree_members(table, roots);
+fn run_threads(
+    table: &HashMap<i32, Stat>,
+    children: &HashMap<i32, Vec<i32>>,
+    roots: &[i32],
+) -> Vec<i32> {
+    let mut pids = tree_members(table, children, roots);
     pids.push(std::process::id() as i32);
     pids
 }
 
 /// The processes of the trees rooted at `roots` (those still running).
-fn tree_members(table: &HashMap<i32, Stat>, roots: &[i32]) -> Vec<i32> {
-    let children = children_of(table);
-    let mut members = Vec::new();
-    let mut stack: Vec<i32> = roots
+fn tree_members(
+    table: &HashMap<i32, Stat>,
+    children: &HashMap<i32, Vec<i32>>,
+    roots: &[i32],
+) -> Vec<i32> {
+    roots
         .iter()
-        .copied()
         .filter(|root| table.contains_key(root))
-        .collect();
+        .flat_map(|&root| tree_of(children, root))
+        .collect()
+}
+
+/// `root` and all its descendants.
+fn tree_of(children: &HashMap<i32, Vec<i32>>, root: i32) -> Vec<i32> {
+    let mut members = Vec::new();
+    let mut stack = vec![root];
     while let Some(pid) = stack.pop() {
         members.push(pid);
         stack.extend(children.get(&pid).into_iter().flatten().copied());
@@ -198,6 +217,7 @@ fn tree_members(table: &HashMap<i32, Stat>, roots: &[i32]) -> Vec<i32> {
     members
 }
 
+/// Each process's children, by parent.
 fn children_of(table: &HashMap<i32, Stat>) -> HashMap<i32, Vec<i32>> {
     let mut children: HashMap<i32, Vec<i32>> = HashMap::new();
     for (pid, s) in table {
@@ -207,21 +227,20 @@ fn children_of(table: &HashMap<i32, Stat>) -> HashMap<i32, Vec<i32>> {
 }
 
 /// Per root: the CPU ticks and resident pages of it and all its descendants.
-fn tree_totals(table: &HashMap<i32, Stat>, roots: &[i32]) -> BTreeMap<i32, (u64, u64)> {
-    let children = children_of(table);
+fn tree_totals(
+    table: &HashMap<i32, Stat>,
+    children: &HashMap<i32, Vec<i32>>,
+    roots: &[i32],
+) -> BTreeMap<i32, (u64, u64)> {
     let mut out = BTreeMap::new();
-    for &root in roots {
-        let Some(_) = table.get(&root) else { continue };
-        let (mut ticks, mut pages) = (0, 0);
-        let mut stack = vec![root];
-        while let Some(pid) = stack.pop() {
-            if let Some(s) = table.get(&pid) {
-                ticks += s.ticks;
-                pages += s.rss_pages;
-            }
-            stack.extend(children.get(&pid).into_iter().flatten().copied());
-        }
-        out.insert(root, (ticks, pages));
+    for &root in roots.iter().filter(|root| table.contains_key(root)) {
+        let totals = tree_of(children, root)
+            .iter()
+            .filter_map(|pid| table.get(pid))
+            .fold((0, 0), |(ticks, pages), s| {
+                (ticks + s.ticks, pages + s.rss_pages)
+            });
+        out.insert(root, totals);
     }
     out
 }
@@ -246,11 +265,12 @@ mod tests {
         ]
         .into_iter()
         .collect();
-        let t = tree_totals(&table, &[10, 20, 99]);
+        let children = children_of(&table);
+        let t = tree_totals(&table, &children, &[10, 20, 99]);
         assert_eq!(t[&10], (155, 1550));
         assert_eq!(t[&20], (7, 70));
         assert!(!t.contains_key(&99), "a process gone is skipped");
-        let mut members = tree_members(&table, &[10, 20, 99]);
+        let mut members = tree_members(&table, &children, &[10, 20, 99]);
         members.sort();
         assert_eq!(members, vec![10, 11, 12, 20]);
     }

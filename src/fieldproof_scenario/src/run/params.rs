@@ -9,10 +9,9 @@ use std::time::{Duration, Instant};
 
 use fieldproof_runtime::{Node, ParamValue};
 use futures::FutureExt;
+use indicatif::ProgressBar;
 use ros2_client::parameters::raw;
 use ros2_client::rcl_interfaces::{SetParametersRequest, SetParametersResponse};
-
-use indicatif::ProgressBar;
 
 use super::say;
 use crate::host::{Governor, PaceChange};

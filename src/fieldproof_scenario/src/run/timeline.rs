@@ -25,7 +25,7 @@ use super::processes::{Processes, Readiness};
 use super::recorder::{start_recorder, Recorder};
 use super::say;
 use crate::assertions::holds_latest;
-use crate::host::{Governor, AUTO_FLOOR, AUTO_WINDOW_S};
+use crate::host::{Governor, AUTO_WINDOW_S};
 use crate::interrupt::Interrupt;
 use crate::model::{Action, Scenario, Vehicle};
 use crate::resources::Sampler;
@@ -86,7 +86,7 @@ pub(super) struct RunContext<'a, 'b> {
 
 /// The wall-clock limit of a run: `timeouts.run_s` holds at real time; a run slowed to a
 /// real-time factor below 1 needs that much longer for the same timeline (under
-/// `--real-time-factor auto`, the slowest it may be paced at: [`AUTO_FLOOR`]).
+/// `--real-time-factor auto`, the slowest it may be paced at: [`Governor::slowest`]).
 pub(super) fn run_limit(run_s: f64, real_time_factor: f64) -> Duration {
     let slowdown = if real_time_factor > 0.0 && real_time_factor < 1.0 {
         1.0 / real_time_factor
@@ -422,12 +422,6 @@ async fn dds_body(
     let start_unix = unix_now();
     out.timeline_start_unix = Some(start_unix);
     sampler.start_timeline(&shared.lock().expect("shared").processes.running_pids());
-    let slowest = if ctx.auto_real_time_factor {
-        AUTO_FLOOR.min(ctx.real_time_factor)
-    } else {
-        ctx.real_time_factor
-    };
-    let run_limit = run_limit(s.raw.timeouts.run_s.get(), slowest);
     let mut governor = ctx.auto_real_time_factor.then(|| {
         if let Some(meter) = sampler.host_meter() {
             meter.paced_automatically();
@@ -437,6 +431,10 @@ async fn dds_body(
             Instant::now() + Duration::from_secs_f64(AUTO_WINDOW_S),
         )
     });
+    let slowest = governor
+        .as_ref()
+        .map_or(ctx.real_time_factor, |(governor, _)| governor.slowest());
+    let run_limit = run_limit(s.raw.timeouts.run_s.get(), slowest);
     let run_deadline = t_start + run_limit;
     let mut clock_watch = ClockWatch::new(
         t0,
