@@ -14,9 +14,11 @@ use std::time::{Duration, Instant};
 use fieldproof_bridge::gen::index::BundleIndex;
 use fieldproof_bridge::gen::Options;
 use fieldproof_msgs::rcl_interfaces::Log;
-use fieldproof_msgs::sensor_msgs::Imu;
+use fieldproof_msgs::rosgraph_msgs::Clock;
+use fieldproof_msgs::sensor_msgs::{BatteryState, Imu};
 use fieldproof_runtime::value::set_parameters_request;
 use fieldproof_runtime::{qos, NodeBuilder, ParamValue};
+use fieldproof_testkit::ChildGuard;
 use ros2_client::rcl_interfaces::{SetParametersRequest, SetParametersResponse};
 
 mod common;
@@ -39,16 +41,19 @@ fn a_bundle_runs_composed_on_one_participant_with_every_node_its_own() {
     assert_eq!(adapters.len(), 7, "{adapters:?}");
     let imu = index.sensor("imu", None).unwrap().clone();
     let battery = index.battery().unwrap().clone();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_bundle_container"))
-        .arg("--bundle")
-        .arg(&bundle)
-        .args(["--ros-args", "-p", "use_sim_time:=false"])
-        .env("ROS_DOMAIN_ID", DOMAIN)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .unwrap();
+    // Killed if the test fails before it stops the container.
+    let mut child = ChildGuard::new(
+        Command::new(env!("CARGO_BIN_EXE_bundle_container"))
+            .arg("--bundle")
+            .arg(&bundle)
+            .args(["--ros-args", "-p", "use_sim_time:=false"])
+            .env("ROS_DOMAIN_ID", DOMAIN)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .unwrap(),
+    );
 
     let cfg = NodeBuilder::new("scenario")
         .resolve(["scenario"], |k| {
@@ -193,4 +198,113 @@ fn a_bundle_that_is_not_there_or_a_rename_is_refused_with_exit_2() {
     assert_eq!(rename.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&rename.stderr);
     assert!(stderr.contains("__node:=one"), "{stderr}");
+}
+
+/// With `use_sim_time`, the composed nodes share one `/clock` subscription (one reader for
+/// the process, not one per node) and every node reads the simulation time it feeds: the
+/// battery node stamps its states with it, also once every other node stopped following
+/// `/clock` (whichever node subscribed, the battery's clock goes on reading it).
+#[test]
+fn composed_nodes_share_one_clock_subscription() {
+    fieldproof_testkit::contain_or_return!();
+    const DOMAIN: &str = "65";
+    let dir = tempfile::tempdir().unwrap();
+    let bundle = common::ugv_ref_bundle(dir.path(), "b", &common::in_namespace("ugv1"));
+    let index = BundleIndex::load(&bundle).unwrap();
+    let battery = index.battery().unwrap().clone();
+    let others: Vec<String> = index
+        .nodes
+        .iter()
+        .filter(|n| !n.gz_only && n.name != battery.node)
+        .map(|n| format!("/ugv1/{}", n.name))
+        .collect();
+    assert_eq!(others.len(), 6, "{others:?}");
+    // Killed if the test fails before it stops the container.
+    let mut child = ChildGuard::new(
+        Command::new(env!("CARGO_BIN_EXE_bundle_container"))
+            .arg("--bundle")
+            .arg(&bundle)
+            .args(["--ros-args", "-p", "use_sim_time:=true"])
+            .env("ROS_DOMAIN_ID", DOMAIN)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .unwrap(),
+    );
+
+    let cfg = NodeBuilder::new("clock_source")
+        .resolve(["clock_source"], |k| {
+            (k == "ROS_DOMAIN_ID").then(|| DOMAIN.into())
+        })
+        .unwrap();
+    let result = fieldproof_runtime::run(cfg, |node| async move {
+        let clock = node.publisher::<Clock>("/clock", qos::clock())?;
+        let states =
+            node.subscription::<BatteryState>(&battery.topic, qos::default().keep_last(100))?;
+        // Simulation time from 1000 s.
+        let mut sim_ns: i64 = 1_000_000_000_000;
+        let first = next_sim_state(&clock, &states, &mut sim_ns, 0).await?;
+        smol::Timer::after(Duration::from_millis(500)).await;
+        assert_eq!(
+            clock.subscription_count(),
+            1,
+            "the container's seven nodes follow /clock through one subscription"
+        );
+        // Every other node stops following /clock: the battery's clock still reads it.
+        for fqn in &others {
+            let set = node.client::<SetParametersRequest, SetParametersResponse>(
+                &format!("{fqn}/set_parameters"),
+                "rcl_interfaces/srv/SetParameters",
+            )?;
+            let r = set
+                .call_retry(
+                    set_parameters_request([("use_sim_time", ParamValue::Bool(false))]),
+                    Duration::from_secs(1),
+                    20,
+                )
+                .await?;
+            assert!(r.results[0].successful, "{fqn}: {:?}", r.results);
+        }
+        let later = next_sim_state(&clock, &states, &mut sim_ns, first + 1_000_000_000).await?;
+        assert!(later > first, "{later} after {first}");
+        smol::Timer::after(Duration::from_millis(500)).await;
+        assert_eq!(clock.subscription_count(), 1, "the battery's, now");
+        Ok(())
+    });
+    let _ = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status();
+    let status = child.wait().unwrap();
+    result.unwrap();
+    assert!(status.success(), "bundle_container: {status:?}");
+}
+
+/// Steps the simulation time (10 ms of it every 2 ms of wall clock, from `sim_ns`) until a
+/// battery state comes stamped in simulation time at or after `after_ns`; its stamp.
+async fn next_sim_state(
+    clock: &fieldproof_runtime::Publisher<Clock>,
+    states: &fieldproof_runtime::Subscription<BatteryState>,
+    sim_ns: &mut i64,
+    after_ns: i64,
+) -> Result<i64, fieldproof_runtime::NodeError> {
+    let start = Instant::now();
+    loop {
+        *sim_ns += 10_000_000;
+        clock.publish(Clock {
+            clock: fieldproof_runtime::clock::time_from_nanos(*sim_ns),
+        })?;
+        smol::Timer::after(Duration::from_millis(2)).await;
+        while let Some(state) = states.try_recv()? {
+            let stamp = fieldproof_runtime::clock::nanos_from_time(state.header.stamp);
+            // Simulation time here is 1000 s and on; the system clock's is far beyond 2000 s.
+            if stamp >= after_ns && stamp < 2_000_000_000_000 {
+                return Ok(stamp);
+            }
+        }
+        assert!(
+            start.elapsed() < PATIENCE,
+            "no battery state stamped in simulation time after {after_ns} ns"
+        );
+    }
 }

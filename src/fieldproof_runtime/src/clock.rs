@@ -1,5 +1,9 @@
 //! The node's ROS clock: simulation time from `/clock` while `use_sim_time` is true, the
 //! system clock otherwise, and timers that tick in that clock.
+//!
+//! The nodes of one participant (a process: one node, or a container's nodes) share one
+//! [`SimTime`], fed by one `/clock` subscription however many of them follow it: each
+//! `/clock` sample is received, deserialized and stored once per process, not once per node.
 
 use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 use std::sync::Arc;
@@ -32,10 +36,60 @@ fn system_nanos() -> i64 {
         .unwrap_or(0)
 }
 
+/// Simulation time as the last `/clock` sample gave it, shared by the clocks of one
+/// participant's nodes, and which of them feeds it.
+#[derive(Debug, Default)]
+pub struct SimTime {
+    ns: AtomicI64,
+    /// Notified on every sample and on every clock's `use_sim_time` change.
+    changed: Event,
+    /// Whether a node's follower holds the `/clock` subscription ([`SimTime::feed`]).
+    fed: AtomicBool,
+    /// Notified when the follower holding the subscription lets it go.
+    released: Event,
+}
+
+impl SimTime {
+    /// Time zero, no feeder.
+    pub fn new() -> Arc<SimTime> {
+        Arc::new(SimTime::default())
+    }
+
+    /// Takes the feeder's place if it is free: the one follower that subscribes `/clock`
+    /// for all the participant's nodes holds it until the returned guard drops.
+    pub(crate) fn feed(self: &Arc<Self>) -> Option<Feeder> {
+        self.fed
+            .compare_exchange(false, true, Ordering::AcqRel, Ordering::Acquire)
+            .ok()
+            .map(|_| Feeder(self.clone()))
+    }
+
+    /// Waits until no follower feeds the time (the feeder's node stopped following).
+    pub(crate) async fn wait_unfed(&self) {
+        loop {
+            let listener = self.released.listen();
+            if !self.fed.load(Ordering::Acquire) {
+                return;
+            }
+            listener.await;
+        }
+    }
+}
+
+/// The feeder's place (see [`SimTime::feed`]), released when dropped.
+#[derive(Debug)]
+pub(crate) struct Feeder(Arc<SimTime>);
+
+impl Drop for Feeder {
+    fn drop(&mut self) {
+        self.0.fed.store(false, Ordering::Release);
+        self.0.released.notify(usize::MAX);
+    }
+}
+
 struct ClockInner {
     use_sim: AtomicBool,
-    sim_ns: AtomicI64,
-    changed: Event,
+    sim: Arc<SimTime>,
 }
 
 /// The node's ROS clock (cheap to clone, shared).
@@ -60,15 +114,25 @@ impl std::fmt::Debug for Clock {
 }
 
 impl Clock {
-    /// A clock; with `use_sim_time` it reads 0 until the first `/clock` sample.
+    /// A clock of its own; with `use_sim_time` it reads 0 until the first `/clock` sample.
     pub fn new(use_sim_time: bool) -> Clock {
+        Clock::sharing(use_sim_time, SimTime::new())
+    }
+
+    /// A clock that reads simulation time from `sim` (shared with the other nodes of its
+    /// participant) while `use_sim_time` is true.
+    pub fn sharing(use_sim_time: bool, sim: Arc<SimTime>) -> Clock {
         Clock {
             inner: Arc::new(ClockInner {
                 use_sim: AtomicBool::new(use_sim_time),
-                sim_ns: AtomicI64::new(0),
-                changed: Event::new(),
+                sim,
             }),
         }
+    }
+
+    /// The simulation time this clock reads while `use_sim_time` is true.
+    pub(crate) fn sim_time(&self) -> &Arc<SimTime> {
+        &self.inner.sim
     }
 
     /// Whether this clock follows `/clock`.
@@ -79,21 +143,20 @@ impl Clock {
     /// Switches between simulation and system time (the `use_sim_time` parameter).
     pub fn set_sim(&self, on: bool) {
         self.inner.use_sim.store(on, Ordering::Release);
-        self.inner.changed.notify(usize::MAX);
+        self.inner.sim.changed.notify(usize::MAX);
     }
 
-    /// Feeds a `/clock` sample.
+    /// Feeds a `/clock` sample (to every clock sharing this one's simulation time).
     pub fn set_sim_time(&self, t: Time) {
-        self.inner
-            .sim_ns
-            .store(nanos_from_time(t), Ordering::Release);
-        self.inner.changed.notify(usize::MAX);
+        let sim = &self.inner.sim;
+        sim.ns.store(nanos_from_time(t), Ordering::Release);
+        sim.changed.notify(usize::MAX);
     }
 
     /// Current ROS time in nanoseconds since the epoch.
     pub fn now_nanos(&self) -> i64 {
         if self.is_sim() {
-            self.inner.sim_ns.load(Ordering::Acquire)
+            self.inner.sim.ns.load(Ordering::Acquire)
         } else {
             system_nanos()
         }
@@ -108,7 +171,7 @@ impl Clock {
     /// `/clock` samples get there (no polling while `/clock` is silent).
     pub async fn sleep_until_nanos(&self, target_ns: i64) {
         loop {
-            let listener = self.inner.changed.listen();
+            let listener = self.inner.sim.changed.listen();
             let now = self.now_nanos();
             if now >= target_ns {
                 return;
@@ -138,7 +201,7 @@ impl Clock {
     /// Waits until the clock is (`true`) or is not (`false`) in simulation time.
     pub(crate) async fn wait_sim(&self, want: bool) {
         loop {
-            let listener = self.inner.changed.listen();
+            let listener = self.inner.sim.changed.listen();
             if self.is_sim() == want {
                 return;
             }
@@ -171,7 +234,7 @@ impl Timer {
     /// Waits for the next tick; returns the ROS time (nanoseconds) at the tick.
     pub async fn tick(&mut self) -> i64 {
         loop {
-            let listener = self.clock.inner.changed.listen();
+            let listener = self.clock.inner.sim.changed.listen();
             let now = self.clock.now_nanos();
             if now < self.next - self.period_ns {
                 // time went backwards (simulation reset): restart
@@ -272,6 +335,33 @@ mod tests {
         assert_eq!(poll(&mut timer), None);
         c.set_sim_time(t(100));
         assert_eq!(poll(&mut timer), Some(100));
+    }
+
+    /// Clocks sharing one simulation time read every sample fed through any of them; one
+    /// that does not follow `/clock` reads the system clock; one feeder at a time.
+    #[test]
+    fn clocks_of_one_participant_share_their_simulation_time() {
+        let sim = SimTime::new();
+        let (a, b) = (
+            Clock::sharing(true, sim.clone()),
+            Clock::sharing(true, sim.clone()),
+        );
+        let system = Clock::sharing(false, sim.clone());
+        a.set_sim_time(t(250));
+        assert_eq!(b.now(), t(250));
+        assert!(system.now().sec > 1_600_000_000);
+        let feeder = a.sim_time().feed().expect("the feeder's place is free");
+        assert!(b.sim_time().feed().is_none(), "one feeder at a time");
+        let waiting = std::thread::spawn({
+            let sim = sim.clone();
+            move || smol::block_on(sim.wait_unfed())
+        });
+        drop(feeder);
+        waiting.join().unwrap();
+        assert!(
+            b.sim_time().feed().is_some(),
+            "free again once the feeder let go"
+        );
     }
 
     #[test]

@@ -536,7 +536,7 @@ impl Node {
             None
         };
         let use_sim = matches!(cfg.store.get("use_sim_time"), Some(ParamValue::Bool(true)));
-        let clock = Clock::new(use_sim);
+        let clock = Clock::sharing(use_sim, participant.sim_time());
         let mapping = if cfg.dds.cyclone_services {
             ServiceMapping::Cyclone
         } else {

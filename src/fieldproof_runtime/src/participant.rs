@@ -3,10 +3,12 @@
 //!
 //! rclcpp gives a process one participant however many nodes it holds (a component
 //! container's nodes share it); so does this runtime: [`crate::run`] opens one for its node,
-//! [`crate::container::run`] one for all of its nodes.
+//! [`crate::container::run`] one for all of its nodes. Its nodes share one `/clock`
+//! subscription ([`crate::clock::SimTime`]).
 
 use std::sync::{Arc, Mutex};
 
+use crate::clock::SimTime;
 use crate::env::DdsEnv;
 use crate::graph::Graph;
 use crate::node::NodeError;
@@ -25,6 +27,8 @@ pub(crate) type GraphSource = (
 pub struct Participant {
     context: ros2_client::Context,
     graph: Arc<Graph>,
+    /// The simulation time its nodes' clocks read, fed by one `/clock` subscription.
+    sim_time: Arc<SimTime>,
     /// Taken by [`Self::follow_graph`]: rustdds gives a participant one status channel.
     graph_source: Mutex<Option<GraphSource>>,
 }
@@ -56,6 +60,7 @@ impl Participant {
         Ok(Arc::new(Participant {
             context,
             graph: Arc::new(Graph::default()),
+            sim_time: SimTime::new(),
             graph_source: Mutex::new(Some((listener, discovery))),
         }))
     }
@@ -72,6 +77,11 @@ impl Participant {
 
     pub(crate) fn graph(&self) -> Arc<Graph> {
         self.graph.clone()
+    }
+
+    /// The simulation time shared by its nodes' clocks.
+    pub(crate) fn sim_time(&self) -> Arc<SimTime> {
+        self.sim_time.clone()
     }
 
     /// Feeds discovery into the graph until dropped. Only the first call follows; a second

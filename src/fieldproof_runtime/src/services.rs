@@ -145,11 +145,23 @@ pub(crate) fn parameter_services(
 }
 
 /// Follows `/clock` (rclcpp's clock QoS) while `use_sim_time` is true; the subscription
-/// exists only then, as with rclcpp's TimeSource.
+/// exists only then, as with rclcpp's TimeSource. The nodes of one participant share it:
+/// the first of them to follow subscribes and feeds their shared simulation time
+/// ([`crate::clock::SimTime`]); another takes over when it stops following.
 pub(crate) async fn clock_follower(node: Node) {
     let clock = node.clock();
+    let sim = clock.sim_time().clone();
     loop {
         clock.wait_sim(true).await;
+        // One node of the participant subscribes `/clock` for all of them; the others wait
+        // until it stops following (its use_sim_time off, or the node gone) or they stop.
+        let Some(_feeder) = sim.feed() else {
+            futures::select! {
+                _ = sim.wait_unfed().fuse() => {},
+                _ = clock.wait_sim(false).fuse() => {},
+            }
+            continue;
+        };
         let sub = match node.subscription::<ClockMsg>("/clock", qos::clock()) {
             Ok(s) => {
                 tracing::info!("use_sim_time: following {}", s.topic());
