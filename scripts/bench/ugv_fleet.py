@@ -9,7 +9,8 @@ still, report the link back within 25 s of the restore, and the vehicle must rea
 no collision, every link period as its profile says. The eight-vehicle file is shipped:
 
     .venv/bin/python scripts/bench/ugv_fleet.py scenario 8 > config/scenarios/ugv_fleet8_link_loss.yaml
-    scripts/netns-run .venv/bin/python scripts/bench/ugv_fleet.py bench 1 2 4 8 [--rtf 1.0] [--separate]
+    scripts/netns-run .venv/bin/python scripts/bench/ugv_fleet.py bench 1 2 4 8 [--rtf 1.0] [--separate] \
+        [--json results.json] [--plot docs/images/ugv_fleet_scale.svg]
 
 `bench` runs `fieldproof run` for each count (the colcon install tree must be built:
 scripts/build) and prints, per count: the verdict and the failed assertions, the real-time
@@ -18,7 +19,8 @@ the run's CPU and peak memory (run.json's resources), the bring-up time and the 
 CPU per wake-up of the run's threads (run.json's host: the starvation bound). Each vehicle's
 bridge adapters run composed in one process, as the runner does by default; `--separate` runs
 them as a process each (`compose_bundles: false`), to compare. Nothing else should run on the
-machine meanwhile.
+machine meanwhile. `--json` writes the figures, `--plot` draws CPU and memory against the
+count as SVG (matplotlib: `.venv/bin/pip install -r scripts/bench/requirements.txt`).
 """
 
 import argparse
@@ -180,6 +182,37 @@ def bench_one(vehicles: int, rtf: float, out: pathlib.Path, separate: bool = Fal
     }
 
 
+def plot(results: list[dict], path: pathlib.Path, title: str) -> None:
+    """Draws CPU (cores) and peak memory against the vehicle count, as SVG at `path`."""
+    try:
+        import matplotlib
+    except ImportError:
+        sys.exit("ugv_fleet.py: --plot needs matplotlib: "
+                 ".venv/bin/pip install -r scripts/bench/requirements.txt")
+    matplotlib.use("svg")
+    import matplotlib.pyplot as plt
+
+    counts = [r["vehicles"] for r in results]
+    figure, (cpu, memory) = plt.subplots(1, 2, figsize=(9, 3.6))
+    cpu.plot(counts, [r["run_cores"] for r in results], "o-",
+             label="the run's processes and the runner")
+    cpu.plot(counts, [r["busy_cores"] for r in results], "s--", label="the machine (busy cores)")
+    cpu.axhline(os.cpu_count(), color="grey", linewidth=0.8)
+    cpu.set(xlabel="UGVs", ylabel="cores", xticks=counts, ylim=(0, os.cpu_count() * 1.1),
+            title="CPU")
+    cpu.legend(fontsize="small")
+    memory.plot(counts, [r["peak_rss_mib"] for r in results], "o-", color="tab:green")
+    memory.set(xlabel="UGVs", ylabel="MiB", xticks=counts, ylim=(0, None),
+               title="peak memory (resident, all processes)")
+    for r in results:
+        if r["status"] != "passed":
+            cpu.annotate(r["status"], (r["vehicles"], r["run_cores"]), fontsize="small")
+    figure.suptitle(title, fontsize="medium")
+    figure.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    figure.savefig(path, metadata={"Date": None})  # no timestamp: the file changes only with its figures
+
+
 def fmt(value, pattern: str) -> str:
     return "-" if value is None else pattern.format(value)
 
@@ -195,6 +228,8 @@ def main() -> None:
     run.add_argument("--out", type=pathlib.Path, default=ROOT / "runs" / "bench-ugv-fleet")
     run.add_argument("--separate", action="store_true",
                      help="each bridge adapter its own process (compose_bundles: false)")
+    run.add_argument("--json", type=pathlib.Path, help="write the figures to this file")
+    run.add_argument("--plot", type=pathlib.Path, help="draw CPU and memory per count to this SVG")
     args = parser.parse_args()
     if args.command == "scenario":
         try:
@@ -224,6 +259,13 @@ def main() -> None:
     passing = [r["vehicles"] for r in results
                if r["status"] == "passed" and (r["achieved_rtf"] or 0) >= 0.98 * args.rtf]
     print(f"largest count passing at the asked real-time factor: {max(passing) if passing else 'none'}")
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=2) + "\n")
+    if args.plot:
+        plot(results, args.plot,
+             f"{'link-loss scenario per UGV, real-time factor ' + str(args.rtf)}; {os.cpu_count()} cores; "
+             f"adapters {'a process each' if args.separate else 'composed'}")
+        print(f"plot: {args.plot}")
 
 
 if __name__ == "__main__":
