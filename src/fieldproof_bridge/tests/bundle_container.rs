@@ -16,10 +16,8 @@ use fieldproof_bridge::gen::Options;
 use fieldproof_msgs::rcl_interfaces::Log;
 use fieldproof_msgs::rosgraph_msgs::Clock;
 use fieldproof_msgs::sensor_msgs::{BatteryState, Imu};
-use fieldproof_runtime::value::set_parameters_request;
 use fieldproof_runtime::{qos, NodeBuilder, ParamValue};
 use fieldproof_testkit::ChildGuard;
-use ros2_client::rcl_interfaces::{SetParametersRequest, SetParametersResponse};
 
 mod common;
 
@@ -41,26 +39,8 @@ fn a_bundle_runs_composed_on_one_participant_with_every_node_its_own() {
     assert_eq!(adapters.len(), 7, "{adapters:?}");
     let imu = index.sensor("imu", None).unwrap().clone();
     let battery = index.battery().unwrap().clone();
-    // Killed if the test fails before it stops the container.
-    let mut child = ChildGuard::new(
-        Command::new(env!("CARGO_BIN_EXE_bundle_container"))
-            .arg("--bundle")
-            .arg(&bundle)
-            .args(["--ros-args", "-p", "use_sim_time:=false"])
-            .env("ROS_DOMAIN_ID", DOMAIN)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .unwrap(),
-    );
-
-    let cfg = NodeBuilder::new("scenario")
-        .resolve(["scenario"], |k| {
-            (k == "ROS_DOMAIN_ID").then(|| DOMAIN.into())
-        })
-        .unwrap();
-    let result = fieldproof_runtime::run(cfg, |node| async move {
+    let child = start_container(&bundle, DOMAIN, false);
+    let result = fieldproof_runtime::run(peer(DOMAIN, "scenario"), |node| async move {
         let rosout = node.subscription::<Log>("/rosout", qos::rosout().keep_last(1000))?;
         // Every adapter in the graph, all announced by one participant.
         let start = Instant::now();
@@ -84,14 +64,6 @@ fn a_bundle_runs_composed_on_one_participant_with_every_node_its_own() {
         let raw_imu =
             node.publisher::<Imu>(imu.hidden_topic.as_deref().unwrap(), qos::default())?;
         let out = node.subscription::<Imu>(&imu.topic, qos::default().keep_last(100))?;
-        let set_imu = node.client::<SetParametersRequest, SetParametersResponse>(
-            &format!("{}/set_parameters", imu.fqn),
-            "rcl_interfaces/srv/SetParameters",
-        )?;
-        let set_battery = node.client::<SetParametersRequest, SetParametersResponse>(
-            &format!("{}/set_parameters", battery.fqn),
-            "rcl_interfaces/srv/SetParameters",
-        )?;
         let publish_until_output = |what: &'static str| {
             let (raw_imu, out) = (&raw_imu, &out);
             async move {
@@ -107,14 +79,9 @@ fn a_bundle_runs_composed_on_one_participant_with_every_node_its_own() {
             }
         };
         publish_until_output("from the composed adapter").await?;
-        let r = set_imu
-            .call_retry(
-                set_parameters_request([("dropout", ParamValue::Bool(true))]),
-                Duration::from_secs(1),
-                20,
-            )
-            .await?;
-        assert!(r.results[0].successful, "{:?}", r.results);
+        let (taken, reason) =
+            common::set_parameter(&node, &imu.fqn, "dropout", ParamValue::Bool(true)).await?;
+        assert!(taken, "{reason}");
         smol::Timer::after(Duration::from_millis(200)).await;
         while out.try_recv()?.is_some() {}
         for _ in 0..50 {
@@ -125,25 +92,15 @@ fn a_bundle_runs_composed_on_one_participant_with_every_node_its_own() {
             out.try_recv()?.is_none(),
             "the IMU adapter published under dropout"
         );
-        let r = set_imu
-            .call_retry(
-                set_parameters_request([("dropout", ParamValue::Bool(false))]),
-                Duration::from_secs(1),
-                20,
-            )
-            .await?;
-        assert!(r.results[0].successful);
+        let (taken, reason) =
+            common::set_parameter(&node, &imu.fqn, "dropout", ParamValue::Bool(false)).await?;
+        assert!(taken, "{reason}");
         publish_until_output("after the dropout").await?;
         // Each node logs under its own name: a refused change makes the node warn.
-        for set in [&set_imu, &set_battery] {
-            let r = set
-                .call_retry(
-                    set_parameters_request([("output", ParamValue::String("/elsewhere".into()))]),
-                    Duration::from_secs(1),
-                    20,
-                )
-                .await?;
-            assert!(!r.results[0].successful, "output is read-only");
+        for fqn in [&imu.fqn, &battery.fqn] {
+            let output = ParamValue::String("/elsewhere".into());
+            let (taken, _) = common::set_parameter(&node, fqn, "output", output).await?;
+            assert!(!taken, "output is read-only");
         }
         let mut warned = BTreeSet::new();
         let start = Instant::now();
@@ -166,10 +123,7 @@ fn a_bundle_runs_composed_on_one_participant_with_every_node_its_own() {
         );
         Ok(())
     });
-    let _ = Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status();
-    let status = child.wait().unwrap();
+    let status = stop_container(child);
     result.unwrap();
     assert!(status.success(), "bundle_container: {status:?}");
 }
@@ -219,26 +173,8 @@ fn composed_nodes_share_one_clock_subscription() {
         .map(|n| format!("/ugv1/{}", n.name))
         .collect();
     assert_eq!(others.len(), 6, "{others:?}");
-    // Killed if the test fails before it stops the container.
-    let mut child = ChildGuard::new(
-        Command::new(env!("CARGO_BIN_EXE_bundle_container"))
-            .arg("--bundle")
-            .arg(&bundle)
-            .args(["--ros-args", "-p", "use_sim_time:=true"])
-            .env("ROS_DOMAIN_ID", DOMAIN)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .unwrap(),
-    );
-
-    let cfg = NodeBuilder::new("clock_source")
-        .resolve(["clock_source"], |k| {
-            (k == "ROS_DOMAIN_ID").then(|| DOMAIN.into())
-        })
-        .unwrap();
-    let result = fieldproof_runtime::run(cfg, |node| async move {
+    let child = start_container(&bundle, DOMAIN, true);
+    let result = fieldproof_runtime::run(peer(DOMAIN, "clock_source"), |node| async move {
         let clock = node.publisher::<Clock>("/clock", qos::clock())?;
         let states =
             node.subscription::<BatteryState>(&battery.topic, qos::default().keep_last(100))?;
@@ -253,18 +189,9 @@ fn composed_nodes_share_one_clock_subscription() {
         );
         // Every other node stops following /clock: the battery's clock still reads it.
         for fqn in &others {
-            let set = node.client::<SetParametersRequest, SetParametersResponse>(
-                &format!("{fqn}/set_parameters"),
-                "rcl_interfaces/srv/SetParameters",
-            )?;
-            let r = set
-                .call_retry(
-                    set_parameters_request([("use_sim_time", ParamValue::Bool(false))]),
-                    Duration::from_secs(1),
-                    20,
-                )
-                .await?;
-            assert!(r.results[0].successful, "{fqn}: {:?}", r.results);
+            let (taken, reason) =
+                common::set_parameter(&node, fqn, "use_sim_time", ParamValue::Bool(false)).await?;
+            assert!(taken, "{fqn}: {reason}");
         }
         let later = next_sim_state(&clock, &states, &mut sim_ns, first + 1_000_000_000).await?;
         assert!(later > first, "{later} after {first}");
@@ -272,10 +199,7 @@ fn composed_nodes_share_one_clock_subscription() {
         assert_eq!(clock.subscription_count(), 1, "the battery's, now");
         Ok(())
     });
-    let _ = Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status();
-    let status = child.wait().unwrap();
+    let status = stop_container(child);
     result.unwrap();
     assert!(status.success(), "bundle_container: {status:?}");
 }
@@ -307,4 +231,35 @@ async fn next_sim_state(
             "no battery state stamped in simulation time after {after_ns} ns"
         );
     }
+}
+
+/// Starts `bundle_container` on `bundle` in `domain` (`use_sim_time` for all its nodes); killed
+/// if the test fails before [`stop_container`].
+fn start_container(bundle: &std::path::Path, domain: &str, use_sim_time: bool) -> ChildGuard {
+    ChildGuard::new(
+        Command::new(env!("CARGO_BIN_EXE_bundle_container"))
+            .arg("--bundle")
+            .arg(bundle)
+            .args(["--ros-args", "-p"])
+            .arg(format!("use_sim_time:={use_sim_time}"))
+            .env("ROS_DOMAIN_ID", domain)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .unwrap(),
+    )
+}
+
+/// Stops the container as a launcher does (SIGINT); how it exited.
+fn stop_container(mut child: ChildGuard) -> std::process::ExitStatus {
+    let _ = child.signal(nix::sys::signal::Signal::SIGINT as i32);
+    child.wait().unwrap()
+}
+
+/// The test's own node, `name`, in `domain`.
+fn peer(domain: &str, name: &str) -> fieldproof_runtime::NodeConfig {
+    NodeBuilder::new(name)
+        .resolve([name], |k| (k == "ROS_DOMAIN_ID").then(|| domain.into()))
+        .unwrap()
 }
