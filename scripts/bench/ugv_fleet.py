@@ -190,18 +190,23 @@ def plot(results: list[dict], path: pathlib.Path, title: str) -> None:
         sys.exit("ugv_fleet.py: --plot needs matplotlib: "
                  ".venv/bin/pip install -r scripts/bench/requirements.txt")
     matplotlib.use("svg")
+    matplotlib.rcParams["svg.hashsalt"] = "ugv_fleet"  # the same ids every time
     import matplotlib.pyplot as plt
+
+    def series(key: str) -> list[float]:
+        """One figure per count; a count that did not measure it is a gap."""
+        return [float("nan") if r[key] is None else r[key] for r in results]
 
     counts = [r["vehicles"] for r in results]
     figure, (cpu, memory) = plt.subplots(1, 2, figsize=(9, 3.6))
-    cpu.plot(counts, [r["run_cores"] for r in results], "o-",
+    cpu.plot(counts, series("run_cores"), "o-",
              label="the run's processes and the runner")
-    cpu.plot(counts, [r["busy_cores"] for r in results], "s--", label="the machine (busy cores)")
+    cpu.plot(counts, series("busy_cores"), "s--", label="the machine (busy cores)")
     cpu.axhline(os.cpu_count(), color="grey", linewidth=0.8)
     cpu.set(xlabel="UGVs", ylabel="cores", xticks=counts, ylim=(0, os.cpu_count() * 1.1),
             title="CPU")
     cpu.legend(fontsize="small")
-    memory.plot(counts, [r["peak_rss_mib"] for r in results], "o-", color="tab:green")
+    memory.plot(counts, series("peak_rss_mib"), "o-", color="tab:green")
     memory.set(xlabel="UGVs", ylabel="MiB", xticks=counts, ylim=(0, None),
                title="peak memory (resident, all processes)")
     for r in results:
@@ -210,7 +215,8 @@ def plot(results: list[dict], path: pathlib.Path, title: str) -> None:
     figure.suptitle(title, fontsize="medium")
     figure.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
-    figure.savefig(path, metadata={"Date": None})  # no timestamp: the file changes only with its figures
+    # No timestamp and fixed ids: the file changes only with its figures.
+    figure.savefig(path, metadata={"Date": None})
 
 
 def fmt(value, pattern: str) -> str:
@@ -263,7 +269,7 @@ def main() -> None:
         args.json.write_text(json.dumps(results, indent=2) + "\n")
     if args.plot:
         plot(results, args.plot,
-             f"{'link-loss scenario per UGV, real-time factor ' + str(args.rtf)}; {os.cpu_count()} cores; "
+             f"link-loss scenario per UGV, real-time factor {args.rtf}; {os.cpu_count()} cores; "
              f"adapters {'a process each' if args.separate else 'composed'}")
         print(f"plot: {args.plot}")
 

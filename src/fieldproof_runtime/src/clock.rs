@@ -39,7 +39,7 @@ fn system_nanos() -> i64 {
 /// Simulation time as the last `/clock` sample gave it, shared by the clocks of one
 /// participant's nodes, and which of them feeds it.
 #[derive(Debug, Default)]
-pub struct SimTime {
+pub(crate) struct SimTime {
     ns: AtomicI64,
     /// Notified on every sample and on every clock's `use_sim_time` change.
     changed: Event,
@@ -51,7 +51,7 @@ pub struct SimTime {
 
 impl SimTime {
     /// Time zero, no feeder.
-    pub fn new() -> Arc<SimTime> {
+    pub(crate) fn new() -> Arc<SimTime> {
         Arc::new(SimTime::default())
     }
 
@@ -121,7 +121,7 @@ impl Clock {
 
     /// A clock that reads simulation time from `sim` (shared with the other nodes of its
     /// participant) while `use_sim_time` is true.
-    pub fn sharing(use_sim_time: bool, sim: Arc<SimTime>) -> Clock {
+    pub(crate) fn sharing(use_sim_time: bool, sim: Arc<SimTime>) -> Clock {
         Clock {
             inner: Arc::new(ClockInner {
                 use_sim: AtomicBool::new(use_sim_time),

@@ -54,7 +54,7 @@ pub mod value;
 use std::future::Future;
 use std::process::ExitCode;
 
-pub use clock::{Clock, SimTime, Timer};
+pub use clock::{Clock, Timer};
 /// The message types (`fieldproof_msgs`), re-exported.
 pub use fieldproof_msgs as msgs;
 pub use node::{Node, NodeBuilder, NodeConfig, NodeError, StartError};
