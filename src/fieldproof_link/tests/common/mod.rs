@@ -71,6 +71,26 @@ pub fn ping(ns: &str, addr: &str, count: usize, interval_s: f64) -> PingResult {
     PingResult { sent: count, rtts }
 }
 
+/// Datagrams the UDP sockets of namespace `ns` refused for a full receive buffer so far
+/// (`RcvbufErrors` of `/proc/net/snmp`, counted per namespace).
+pub fn udp_receive_buffer_errors(ns: &str) -> u64 {
+    let out = Command::new("ip")
+        .args(["netns", "exec", ns, "cat", "/proc/net/snmp"])
+        .output()
+        .expect("ip netns exec cat /proc/net/snmp runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut udp = text.lines().filter(|l| l.starts_with("Udp:"));
+    let (Some(names), Some(values)) = (udp.next(), udp.next()) else {
+        panic!("{ns}: /proc/net/snmp has no Udp lines: {text}");
+    };
+    names
+        .split_whitespace()
+        .zip(values.split_whitespace())
+        .find(|(name, _)| *name == "RcvbufErrors")
+        .and_then(|(_, value)| value.parse().ok())
+        .unwrap_or_else(|| panic!("{ns}: no RcvbufErrors in /proc/net/snmp: {values}"))
+}
+
 /// Receiver-side and sender-side UDP throughput (bit/s) of `iperf3 -u` from `client_ns` to the server in
 /// `server_ns` at `server_addr`, offering `offered_bps` for `secs`; `reverse` sends the
 /// other way (server to client).
