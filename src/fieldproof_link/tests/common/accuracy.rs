@@ -10,10 +10,10 @@
 //! [`Tolerances::jitter`] of the profile; unanswered probes ≤ λ + 4√λ + 2 with
 //! λ = n (1 − (1 − loss)²); UDP received throughput at 1.5× the rate offered (1.25× for
 //! wifi_good) within 10 % of the rate (counted on the wire, Ethernet headers included, as
-//! netem counts; an unshaped link would deliver ≥ 1.2×), or, where
-//! [`Tolerances::rate_within_measured_capacity`] says so, of the lesser of the rate and what
-//! the same path carries at a zero profile, measured first in the same run (as the round trip
-//! is); reordering at 50 %: the share of
+//! netem counts; an unshaped link would deliver ≥ 1.2×); where
+//! [`Tolerances::rate_within_measured_capacity`] says so, the lower bound is instead 10 %
+//! under what the same path carries at a zero profile if that is less, measured first in the
+//! same run (as the round trip is); reordering at 50 %: the share of
 //! round trips sent at once both ways within 4 sd of 0.25; a drop answers nothing, a restore
 //! answers again.
 
@@ -33,8 +33,9 @@ pub struct Tolerances {
     pub subtract_baseline_variance: bool,
     /// Largest baseline round trip (ms) at which the measurement means anything.
     pub max_baseline_ms: f64,
-    /// Judge a rate against the lesser of the profile's rate and what the path carries at a
-    /// zero profile, measured first in the same run at the same offered load. An emulated
+    /// Hold a rate's lower bound to what the path carries at a zero profile where that is
+    /// less than the rate, measured first in the same run at the same offered load (the upper
+    /// bound stays the rate). An emulated
     /// VM's throughput follows its host's load (its iperf3 sent 31 to 62 Mbit/s at the same
     /// 62.5 offered on this machine): at 50 Mbit/s it may not carry the rate at all, and its
     /// own ceiling is not the tree's error. The userspace emulator is ours to make fast: it is
@@ -197,12 +198,16 @@ pub fn every_preset(backend: Backend, tolerances: Tolerances) {
                     "{name} {dir}: iperf3 sent below 1.2x the rate, the limiter is not exercised"
                 );
             }
-            let mut expected = payload_rate.min(sent);
+            // At most the rate (or what was sent), within 10 %: the limiter's work, whatever
+            // the machine. At least that, within 10 %, or, where the tolerances say so, at
+            // least what the path carried at a zero profile (the machine's ceiling, not ours).
+            let most = payload_rate.min(sent);
+            let mut least = most;
             if let Some((capacity_up, capacity_down)) = capacity {
                 let carried = if reverse { capacity_down } else { capacity_up };
-                if carried < expected {
+                if carried < least {
                     eprintln!(
-                        "{name} {dir}: judged within the {:.0} kbit/s the path carried at a zero profile{}",
+                        "{name} {dir}: held to at least the {:.0} kbit/s the path carried at a zero profile{}",
                         carried / 1000.0,
                         if carried < 1.2 * payload_rate {
                             " (less than 1.2x the rate: the limiter is not exercised here)"
@@ -210,12 +215,16 @@ pub fn every_preset(backend: Backend, tolerances: Tolerances) {
                             ""
                         }
                     );
-                    expected = carried;
+                    least = carried;
                 }
             }
             assert!(
-                (got - expected).abs() <= 0.1 * expected,
-                "{name} {dir}: {got} bit/s received, {sent} sent, {expected} expected"
+                got <= 1.1 * most,
+                "{name} {dir}: {got} bit/s received, more than 10 % over {most} ({sent} sent)"
+            );
+            assert!(
+                got >= 0.9 * least,
+                "{name} {dir}: {got} bit/s received, more than 10 % under {least} ({sent} sent)"
             );
             // Let the queue the excess built drain before the next run.
             std::thread::sleep(std::time::Duration::from_millis(1500));
