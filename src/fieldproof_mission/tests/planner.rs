@@ -427,7 +427,8 @@ fn the_inspection_flight_reaches_the_goal_around_the_wall_without_touching_it() 
     let settings = MissionSettings::default();
     let mut planner = Planner::new(PlannerSettings {
         geometry: GridGeometry::new([-30.0, -20.0], [30.0, 20.0], 0.25).unwrap(),
-        inflation_radius_m: 0.6,
+        // The node's defaults: robot_radius_m 0.3 + inflation_margin_m 0.7.
+        inflation_radius_m: 1.0,
         preferred_clearance_m: 1.5,
         min_hits: 2,
     });

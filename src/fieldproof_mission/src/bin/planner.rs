@@ -92,8 +92,15 @@ fn declare(builder: &mut NodeBuilder) -> PlannerParams {
                 .read_only(),
         ),
         inflation_margin_m: builder.declare(
-            Param::double("inflation_margin_m", 0.3)
-                .description("clearance added to the vehicle's radius, m")
+            // 0.7: room for the localizer's horizontal error (quad_camera_loss, 6 runs: p99
+            // 0.52 m, worst 0.90 m) and a cell's half diagonal (0.18 m at 0.25 m). At 0.3 the
+            // quad passed 0.48-0.67 m from the wall's surface (0.18-0.37 m of air beside its
+            // body) and one CI run flew into the corner; at 0.7, 0.95-1.11 m.
+            Param::double("inflation_margin_m", 0.7)
+                .description(
+                    "clearance added to the vehicle's radius, m (covers the estimate's error \
+                     and the grid's cells)",
+                )
                 .range(0.0, 10.0)
                 .read_only(),
         ),
