@@ -2,7 +2,7 @@
 //! `separation` (their truth positions never closer than a bound) and `seq_accounting` (the
 //! receiver's sequence gaps against the drops counted where they happened).
 
-use super::estimate::{position, stamp, truth_at};
+use super::estimate::{position, stamp, stamped, truth_at};
 use super::{no_samples, Found};
 use crate::model::CountedDrops;
 use crate::store::{as_number, lookup, Store};
@@ -19,9 +19,7 @@ pub(super) fn separation(
 ) -> Found {
     let ours: Vec<&(f64, Json)> = store.window(vehicle_truth, lo, hi).collect();
     let theirs_samples = store.samples(other_truth);
-    let by_stamp = !ours.is_empty()
-        && ours.iter().all(|(_, m)| stamp(m).is_some())
-        && theirs_samples.iter().all(|(_, m)| stamp(m).is_some());
+    let by_stamp = stamped(ours.iter().copied()) && stamped(theirs_samples);
     let time_of = |t: f64, m: &Json| if by_stamp { stamp(m) } else { Some(t) };
     let mut theirs: Vec<(f64, [f64; 3])> = theirs_samples
         .iter()

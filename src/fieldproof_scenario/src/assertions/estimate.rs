@@ -4,9 +4,10 @@
 //! world's ENU frame: the mission stack's `map`) is compared with the simulator's truth pose
 //! of the vehicle (`geometry_msgs/msg/PoseStamped`, frame `world`, `pose.position`) at the
 //! same simulation time, linearly interpolated between the two truth samples around it; the
-//! error is the 3-D distance. The time of a sample is its `header.stamp` when every sample
-//! of both topics carries one (the time the estimate is for), else the time the recorder
-//! received it. An estimate sample outside the truth's samples, or between two truth
+//! error is the 3-D distance. The time of a sample is its `header.stamp` when every estimate
+//! sample carries one and the truth does ([`stamped`]: its samples from the simulation's
+//! first instant, stamped zero, aside), the time the estimate is for; else the time the
+//! recorder received it. An estimate sample outside the truth's samples, or between two truth
 //! samples more than [`MAX_TRUTH_GAP_S`] apart, is not compared (counted as `unmatched`).
 
 use super::{no_samples, Found};
@@ -29,6 +30,19 @@ pub(super) fn stamp(m: &Json) -> Option<f64> {
     let nanosec = lookup(m, "header.stamp.nanosec").and_then(as_number)?;
     let t = sec + nanosec * 1e-9;
     (t > 0.0).then_some(t)
+}
+
+/// Whether a topic's samples (in the order received) can be placed by their `header.stamp`:
+/// one at least carries a nonzero stamp, and every one after the first that does. Samples
+/// stamped zero may lead: the simulator's truth at its first instant (t = 0) reads as
+/// unstamped, and whether the recorder caught it depends on when it subscribed, so it must
+/// not turn a whole comparison to reception times; by stamp, such samples are left out.
+pub(super) fn stamped<'a>(samples: impl IntoIterator<Item = &'a (f64, Json)>) -> bool {
+    let mut has_stamp = samples
+        .into_iter()
+        .map(|(_, m)| stamp(m).is_some())
+        .skip_while(|stamped| !stamped);
+    has_stamp.next().is_some() && has_stamp.all(|stamped| stamped)
 }
 
 /// The truth at `t`, interpolated between the samples around it (`truth` sorted by time).
@@ -60,7 +74,7 @@ pub(super) fn evaluate(
     let truth_samples = store.samples(truth_topic);
     let by_stamp = !estimates.is_empty()
         && estimates.iter().all(|(_, m)| stamp(m).is_some())
-        && truth_samples.iter().all(|(_, m)| stamp(m).is_some());
+        && stamped(truth_samples);
     let time_of = |t: f64, m: &Json| if by_stamp { stamp(m) } else { Some(t) };
     let mut truth: Vec<(f64, [f64; 3])> = truth_samples
         .iter()

@@ -29,7 +29,7 @@
 //! largest stamp less reception time among the samples read (a message is received after it
 //! is stamped; the recorder's reception times are seconds of the timeline).
 
-use super::estimate::{position, stamp, truth_at};
+use super::estimate::{position, stamp, stamped, truth_at};
 use super::{no_samples, Found};
 use crate::model::types::CarrierPad;
 use crate::store::{as_number, lookup, Store};
@@ -527,9 +527,7 @@ fn truth_from_pad(
 ) -> Result<(f64, Json), String> {
     let truth_samples = store.samples(truth_topic);
     let pad_samples = store.samples(&pad.topic);
-    let by_stamp = touchdown.at.is_some()
-        && truth_samples.iter().all(|(_, m)| stamp(m).is_some())
-        && pad_samples.iter().all(|(_, m)| stamp(m).is_some());
+    let by_stamp = touchdown.at.is_some() && stamped(truth_samples) && stamped(pad_samples);
     let series = |samples: &[(f64, Json)], at: &str| {
         let mut s: Vec<(f64, [f64; 3])> = samples
             .iter()

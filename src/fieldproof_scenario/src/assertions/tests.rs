@@ -655,6 +655,36 @@ fn estimate_error_compares_each_sample_with_the_truth_at_its_time() {
 }
 
 #[test]
+fn a_truth_stamped_zero_at_the_simulations_start_leaves_the_stamps_in_use() {
+    const TRUTH: &str = "/fieldproof/truth/quad1/pose";
+    const ESTIMATE: &str = "/quad1/odometry/filtered";
+    let at_zero = |x: f64| {
+        json!({"header": {"stamp": {"sec": 0, "nanosec": 0}},
+               "pose": {"position": {"x": x, "y": 0.0, "z": 0.0}}})
+    };
+    // The simulator's first truth (t = 0) caught by the recorder before the flight.
+    let flown = flight(|_| 0.0, true);
+    let mut s = Store::new();
+    s.push(TRUTH, 0.0, at_zero(-50.0));
+    for topic in [TRUTH, ESTIMATE] {
+        for (t, m) in flown.samples(topic) {
+            s.push(topic, *t, m.clone());
+        }
+    }
+    let all = window(false, false, 0.0, None);
+    let o = eval_estimate(2.0, all.clone(), &s);
+    assert!(o.passed, "{o:?}");
+    assert_eq!(o.observed["time_base"], "header.stamp");
+    assert!(o.observed["max_error_m"].as_f64().unwrap() < 1e-6);
+    // A zero stamp after stamped samples is not the simulation's start: reception times, and
+    // the 0.3 s delivery delay at 1 m/s shows.
+    s.push(TRUTH, 59.0, at_zero(59.0));
+    let o = eval_estimate(2.0, all, &s);
+    assert_eq!(o.observed["time_base"], "received");
+    assert!((o.observed["max_error_m"].as_f64().unwrap() - 0.3).abs() < 1e-6);
+}
+
+#[test]
 fn an_estimate_error_that_cannot_be_evaluated_fails_naming_why() {
     let all = window(false, false, 0.0, None);
     let o = eval_estimate(2.0, all.clone(), &Store::new());
