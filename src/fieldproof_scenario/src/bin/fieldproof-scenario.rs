@@ -41,9 +41,9 @@ enum Command {
         /// Seed of the simulation's noise (overrides the scenario's).
         #[arg(long)]
         seed: Option<u64>,
-        /// Simulation speed (overrides the scenario's), or `auto`: paced at what the host
-        /// sustains (slower while the run's threads wait for a CPU beyond the bound, up to
-        /// the scenario's factor again once they do not).
+        /// Simulation speed (overrides the scenario's, and a factor its `pace: auto`), or
+        /// `auto`: paced at what the host sustains (slower while the run's threads wait for
+        /// a CPU beyond the bound, up to the scenario's factor again once they do not).
         #[arg(long, value_name = "F|auto", value_parser = pace)]
         real_time_factor: Option<Pace>,
         /// Check every vehicle's bridge bundle against its contract after the bring-up,

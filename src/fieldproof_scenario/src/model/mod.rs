@@ -40,7 +40,7 @@ mod tests;
 pub use actions::{RawAction, ACTIONS};
 pub use checks::{RawCheck, ASSERTION_TYPES};
 pub use raw::{
-    CustomStack, FieldSpec, PoseSpec, RawAssertion, RawCondition, RawEntry, RawScenario,
+    CustomStack, FieldSpec, Pace, PoseSpec, RawAssertion, RawCondition, RawEntry, RawScenario,
     RawVehicle, Record, StackSpec, Timeouts, VisionSource,
 };
 pub use topics::{
@@ -204,6 +204,7 @@ pub fn parse_raw(file: &Path, text: &str) -> Result<RawScenario, ScenarioError> 
         world: doc.world,
         seed: doc.seed,
         real_time_factor: doc.real_time_factor,
+        pace: doc.pace,
         duration_s: doc.duration_s,
         clock_rate_hz: doc.clock_rate_hz,
         compose_bundles: doc.compose_bundles,

@@ -31,6 +31,10 @@ pub struct RawScenario<Entry = RawEntry, Check = RawAssertion> {
     /// Simulation speed (the command line's `--real-time-factor` wins).
     #[serde(default)]
     pub real_time_factor: Option<f64>,
+    /// How the simulation keeps `real_time_factor` (default `fixed`); `auto` as
+    /// `--real-time-factor auto` (a factor on the command line fixes the pace again).
+    #[serde(default)]
+    pub pace: Option<Pace>,
     /// Simulation time the timeline runs (default 60 s).
     #[serde(default)]
     pub duration_s: Option<Secs>,
@@ -123,6 +127,16 @@ pub enum SpawnRef {
 pub struct PadRef {
     /// `<carrier namespace>/<pad name>`, a pad of the carrier's manifest.
     pub pad: String,
+}
+
+/// How a run paces its simulation (`pace:`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Pace {
+    /// At `real_time_factor`, whatever the host delivers.
+    Fixed,
+    /// At what the host sustains, up to `real_time_factor` (`--real-time-factor auto`).
+    Auto,
 }
 
 /// A vehicle's vision input (`vision:`), as its mission supervisor's launch file takes it.

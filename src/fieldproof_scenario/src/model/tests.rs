@@ -1174,6 +1174,24 @@ fn the_clock_rate_is_between_one_hertz_and_the_step_rate() {
     }
 }
 
+#[test]
+fn the_pace_is_fixed_or_auto() {
+    assert_eq!(load_text("").unwrap().raw.pace, None);
+    assert_eq!(
+        load_text("pace: auto\n").unwrap().raw.pace,
+        Some(Pace::Auto)
+    );
+    assert_eq!(
+        load_text("pace: fixed\n").unwrap().raw.pace,
+        Some(Pace::Fixed)
+    );
+    let e = load_text("pace: sometimes\n").unwrap_err().to_string();
+    assert!(
+        e.contains("pace") && e.contains("unknown variant `sometimes`, expected `fixed` or `auto`"),
+        "{e}"
+    );
+}
+
 /// A scenario on the open field: the carrier first, then `quad` (its fields after the name
 /// and manifest).
 fn load_fleet(quad: &str) -> Result<Scenario, ScenarioError> {

@@ -42,7 +42,7 @@ use self::processes::Processes;
 use self::recorder::Recorder;
 use self::timeline::{DdsOutcome, RunContext, Shared};
 use crate::interrupt::Interrupt;
-use crate::model::Scenario;
+use crate::model::{Pace, Scenario};
 use crate::plan::{self, Executables, PlanInput, ProcSpec};
 use crate::resources::Sampler;
 use crate::timeline::Timeline;
@@ -297,6 +297,12 @@ fn progress_bar(s: &Scenario, o: &RunOptions) -> ProgressBar {
     bar
 }
 
+/// Whether the simulation's pace follows the host: `--real-time-factor auto`, or the
+/// scenario's `pace: auto` unless the command line fixes a factor.
+fn paces_automatically(o: &RunOptions, scenario_pace: Option<Pace>) -> bool {
+    o.auto_real_time_factor || (o.real_time_factor.is_none() && scenario_pace == Some(Pace::Auto))
+}
+
 /// Runs a validated scenario.
 pub fn run(s: &Scenario, o: &RunOptions) -> RunSummary {
     let started_unix = unix_now();
@@ -307,6 +313,7 @@ pub fn run(s: &Scenario, o: &RunOptions) -> RunSummary {
     };
     let seed = o.seed.or(s.raw.seed).unwrap_or(0);
     let rtf = o.real_time_factor.or(s.raw.real_time_factor).unwrap_or(1.0);
+    let auto_pace = paces_automatically(o, s.raw.pace);
     let run_id = new_run_id();
     let exes = Executables::from_env();
     let Prepared {
@@ -368,7 +375,7 @@ pub fn run(s: &Scenario, o: &RunOptions) -> RunSummary {
                         .collect()
                 }),
                 real_time_factor: rtf,
-                auto_real_time_factor: o.auto_real_time_factor,
+                auto_real_time_factor: auto_pace,
             };
             (outcome, timeline) = timeline::run_dds(&ctx, recorder.clone(), timeline, &mut sampler);
         }
@@ -432,6 +439,30 @@ pub fn run(s: &Scenario, o: &RunOptions) -> RunSummary {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_command_line_decides_the_pace_before_the_scenario() {
+        let options = |real_time_factor, auto_real_time_factor| RunOptions {
+            real_time_factor,
+            auto_real_time_factor,
+            ..RunOptions::default()
+        };
+        // Nothing on the command line: the scenario's `pace`.
+        assert!(paces_automatically(&options(None, false), Some(Pace::Auto)));
+        assert!(!paces_automatically(
+            &options(None, false),
+            Some(Pace::Fixed)
+        ));
+        assert!(!paces_automatically(&options(None, false), None));
+        // `--real-time-factor auto` whatever the scenario says.
+        assert!(paces_automatically(&options(None, true), Some(Pace::Fixed)));
+        assert!(paces_automatically(&options(None, true), None));
+        // `--real-time-factor 0.5` fixes the pace, even over `pace: auto`.
+        assert!(!paces_automatically(
+            &options(Some(0.5), false),
+            Some(Pace::Auto)
+        ));
+    }
 
     #[test]
     fn run_ids_are_valid_for_the_link_namespaces() {
