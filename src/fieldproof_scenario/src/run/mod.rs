@@ -299,8 +299,9 @@ fn progress_bar(s: &Scenario, o: &RunOptions) -> ProgressBar {
 
 /// Whether the simulation's pace follows the host: `--real-time-factor auto`, or the
 /// scenario's `pace: auto` unless the command line fixes a factor.
-fn paces_automatically(o: &RunOptions, scenario_pace: Option<Pace>) -> bool {
-    o.auto_real_time_factor || (o.real_time_factor.is_none() && scenario_pace == Some(Pace::Auto))
+fn paces_automatically(options: &RunOptions, scenario_pace: Option<Pace>) -> bool {
+    options.auto_real_time_factor
+        || (options.real_time_factor.is_none() && scenario_pace == Some(Pace::Auto))
 }
 
 /// Runs a validated scenario.
