@@ -80,7 +80,8 @@ pub(super) struct RunContext<'a, 'b> {
     /// The simulation's real-time factor (what the wall-clock limits scale by); under
     /// `--real-time-factor auto` the most it runs at.
     pub(super) real_time_factor: f64,
-    /// `--real-time-factor auto`: the pace follows what the host sustains ([`Governor`]).
+    /// `--real-time-factor auto` or the scenario's `pace: auto`: the pace follows what the
+    /// host sustains ([`Governor`]).
     pub(super) auto_real_time_factor: bool,
 }
 
