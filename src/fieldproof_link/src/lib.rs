@@ -11,6 +11,8 @@ pub mod emulator;
 pub mod heartbeat;
 pub mod monitor;
 pub mod netns;
+#[cfg(feature = "ros")]
+pub mod nodes;
 pub mod probe;
 pub mod profile;
 pub mod rng;

@@ -1,7 +1,9 @@
 //! The bridge's nodes, each a [`Component`]: declarations and body, run alone by its binary
 //! (`src/bin/<executable>.rs`) or composed with the rest of a bundle in one process
-//! (`bundle_container`).
+//! (`bundle_container`), where the vehicle's failsafe (`fieldproof_link`'s `link_monitor`)
+//! may join them.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 
 use fieldproof_runtime::container::Component;
@@ -28,9 +30,21 @@ pub const COMPONENTS: [(&str, ComponentFactory); 6] = [
     ("throttle", throttle::node),
 ];
 
-/// The node of executable `executable` (`imu_adapter`), if the package has it.
-pub fn by_executable(executable: &str) -> Option<Component> {
-    COMPONENTS
+/// The package of the vehicle's failsafe, which a container may hold beside the adapters.
+pub const FAILSAFE_PACKAGE: &str = "fieldproof_link";
+
+/// The failsafe's executable and node name.
+pub const FAILSAFE_NODE: &str = "link_monitor";
+
+/// The node of executable `executable` of package `package` (`fieldproof_bridge`,
+/// `imu_adapter`), if a container can hold it: this package's nodes and the failsafe.
+pub fn by_executable(package: &str, executable: &str) -> Option<Component> {
+    let table: &[(&str, ComponentFactory)] = match package {
+        "fieldproof_bridge" => &COMPONENTS,
+        FAILSAFE_PACKAGE => &fieldproof_link::nodes::COMPONENTS,
+        _ => &[],
+    };
+    table
         .iter()
         .find(|(name, _)| *name == executable)
         .map(|(_, node)| node())
@@ -60,7 +74,9 @@ pub enum ComposeError {
 /// (`argv[0]`, then its ROS arguments), as the bundle's launch file would start it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ComposedNode {
-    /// Executable (`imu_adapter`): which [`COMPONENTS`] entry runs it.
+    /// Its package (`fieldproof_bridge`, or [`FAILSAFE_PACKAGE`]).
+    pub package: String,
+    /// Executable (`imu_adapter`): which component runs it ([`by_executable`]).
     pub executable: String,
     /// Its command line.
     pub argv: Vec<String>,
@@ -80,8 +96,7 @@ pub fn compose(
     if let Some(rename) = ros_args.iter().find(|a| a.starts_with("__node:=")) {
         return Err(ComposeError::NodeRename(rename.clone()));
     }
-    let namespace_given = ros_args.iter().any(|a| a.starts_with("__ns:="));
-    let params = bundle_dir.join("params.yaml").display().to_string();
+    let params = bundle_dir.join("params.yaml");
     index
         .nodes
         .iter()
@@ -96,26 +111,68 @@ pub fn compose(
                     known: COMPONENTS.map(|(name, _)| name).join(", "),
                 });
             }
-            let mut argv = vec![
-                n.executable.clone(),
-                "--ros-args".into(),
-                "-r".into(),
-                format!("__node:={}", n.name),
-            ];
-            if !namespace_given && !index.namespace.is_empty() {
-                argv.extend(["-r".into(), format!("__ns:={}", index.namespace)]);
-            }
-            argv.extend(["--params-file".into(), params.clone()]);
-            for (from, to) in &n.remap {
-                argv.extend(["-r".into(), format!("{from}:={to}")]);
-            }
-            argv.extend(ros_args.iter().cloned());
             Ok(ComposedNode {
+                package: n.package.clone(),
                 executable: n.executable.clone(),
-                argv,
+                argv: node_argv(index, &n.executable, &n.name, &params, &n.remap, ros_args),
             })
         })
         .collect()
+}
+
+/// The vehicle's failsafe (`link_monitor`, named so, in the bundle's namespace) as a node of
+/// the bundle's container, with the parameters file `params_file` (what `link_params
+/// failsafe` writes and a scenario run writes beside the bundle) and `ros_args` as in
+/// [`compose`].
+pub fn failsafe(
+    index: &BundleIndex,
+    params_file: &Path,
+    ros_args: &[String],
+) -> Result<ComposedNode, ComposeError> {
+    if let Some(rename) = ros_args.iter().find(|a| a.starts_with("__node:=")) {
+        return Err(ComposeError::NodeRename(rename.clone()));
+    }
+    Ok(ComposedNode {
+        package: FAILSAFE_PACKAGE.into(),
+        executable: FAILSAFE_NODE.into(),
+        argv: node_argv(
+            index,
+            FAILSAFE_NODE,
+            FAILSAFE_NODE,
+            params_file,
+            &BTreeMap::new(),
+            ros_args,
+        ),
+    })
+}
+
+/// The command line one node of a bundle's container resolves against: its name, the
+/// bundle's namespace (unless `ros_args` give one), its parameters file, its remaps, then
+/// `ros_args`.
+fn node_argv(
+    index: &BundleIndex,
+    executable: &str,
+    name: &str,
+    params_file: &Path,
+    remaps: &BTreeMap<String, String>,
+    ros_args: &[String],
+) -> Vec<String> {
+    let namespace_given = ros_args.iter().any(|a| a.starts_with("__ns:="));
+    let mut argv = vec![
+        executable.to_string(),
+        "--ros-args".into(),
+        "-r".into(),
+        format!("__node:={name}"),
+    ];
+    if !namespace_given && !index.namespace.is_empty() {
+        argv.extend(["-r".into(), format!("__ns:={}", index.namespace)]);
+    }
+    argv.extend(["--params-file".into(), params_file.display().to_string()]);
+    for (from, to) in remaps {
+        argv.extend(["-r".into(), format!("{from}:={to}")]);
+    }
+    argv.extend(ros_args.iter().cloned());
+    argv
 }
 
 #[cfg(test)]
@@ -180,7 +237,7 @@ mod tests {
             ]
         );
         for node in &nodes {
-            let component = by_executable(&node.executable).expect("a component");
+            let component = by_executable(&node.package, &node.executable).expect("a component");
             let composable = component
                 .resolve(node.argv.clone(), |_| None)
                 .unwrap_or_else(|e| panic!("{:?}: {e}", node.argv));
@@ -209,5 +266,42 @@ mod tests {
         foreign.nodes[0].package = "ros_gz_bridge".into();
         let e = compose(&foreign, Path::new("/b"), &[]).unwrap_err();
         assert!(e.to_string().contains("cannot be composed"), "{e}");
+    }
+
+    #[test]
+    fn the_failsafe_joins_the_bundle_with_its_own_parameters_file() {
+        let (dir, index, _) = ugv_bundle();
+        let params = dir.path().join("failsafe.yaml");
+        let args: Vec<String> = ["-p", "use_sim_time:=true"].map(String::from).to_vec();
+        let write = |timeout_s: &str| {
+            let text = format!(
+                "/**:\n  ros__parameters:\n    timeout_s: {timeout_s}\n    loss_action: hold\n"
+            );
+            std::fs::write(&params, text).unwrap();
+        };
+        write("1.5");
+        let node = failsafe(&index, &params, &args).unwrap();
+        assert_eq!(
+            (node.package.as_str(), node.executable.as_str()),
+            (FAILSAFE_PACKAGE, FAILSAFE_NODE)
+        );
+        let composable = by_executable(&node.package, &node.executable)
+            .expect("the failsafe composes")
+            .resolve(node.argv.clone(), |_| None)
+            .unwrap();
+        assert_eq!(
+            composable.config().fully_qualified_name(),
+            "/ugv1/link_monitor"
+        );
+        // The file is the failsafe's: a value out of its declared range is refused by name.
+        write("0.01");
+        let e = by_executable(&node.package, &node.executable)
+            .unwrap()
+            .resolve(node.argv.clone(), |_| None)
+            .unwrap_err();
+        assert!(e.to_string().contains("timeout_s"), "{e}");
+        let rename: Vec<String> = ["-r", "__node:=x"].map(String::from).to_vec();
+        assert!(failsafe(&index, &params, &rename).is_err());
+        assert!(by_executable("fieldproof_link", "link_shaper").is_none());
     }
 }
