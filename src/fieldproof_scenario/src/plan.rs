@@ -227,6 +227,50 @@ pub fn composes_bundle(s: &Scenario, v: &Vehicle) -> bool {
     s.raw.compose_bundles.unwrap_or(true) && !kills_an_adapter
 }
 
+/// Whether vehicle `v`'s failsafe (`link_monitor`) is a node of its bridge container
+/// rather than a process of its own: when the adapters are composed ([`composes_bundle`]),
+/// the vehicle has a failsafe, the timeline kills no `link_monitor` (a signal reaches a
+/// process), and the failsafe's DDS is not bound apart from the adapters' (`network:
+/// dds_over_radio: failsafe`, where only the failsafe is on the radio: one participant has
+/// one binding).
+pub fn composes_failsafe(s: &Scenario, v: &Vehicle) -> bool {
+    let kills_the_failsafe = s.timeline.iter().any(|e| {
+        e.vehicle.as_deref() == Some(v.name.as_str())
+            && matches!(&e.action, Action::ProcessKill { node, .. } if node == "link_monitor")
+    });
+    let failsafe_on_its_own_binding = s
+        .network
+        .as_ref()
+        .is_some_and(|n| n.section.dds_over_radio == DdsOverRadio::Failsafe);
+    composes_bundle(s, v)
+        && failsafe_parameters(v).is_some()
+        && !kills_the_failsafe
+        && !failsafe_on_its_own_binding
+}
+
+/// The parameters of vehicle `v`'s failsafe, from its manifest's `runtime.link`: none
+/// without a failsafe. Every setting is a declared parameter of `link_monitor`, so what
+/// `ros2 param get` reports is what runs.
+pub fn failsafe_parameters(v: &Vehicle) -> Option<bringup::Settings> {
+    let link = v
+        .manifest
+        .runtime
+        .as_ref()
+        .and_then(|r| r.link.as_ref())
+        .filter(|_| v.failsafe)?;
+    Some(bringup::failsafe_parameters(
+        link,
+        &v.stack_cmd_vel,
+        &v.manifest.drive.command.ros_topic,
+    ))
+}
+
+/// Where a run writes the parameters file of vehicle `vehicle`'s composed failsafe
+/// (`bundle_container --failsafe`): beside its bridge bundle.
+pub fn failsafe_params_file(dir: &Path, vehicle: &str) -> PathBuf {
+    dir.join("bundles").join(format!("{vehicle}.failsafe.yaml"))
+}
+
 /// Builds the plan: the simulator, then per vehicle its bridge adapters (one container, or
 /// a process each), its failsafe and its stack, then the ground station.
 pub fn plan(
@@ -308,25 +352,37 @@ pub fn plan(
             .filter(|n| !n.kind.gz_only())
             .collect();
         let composed = composes_bundle(s, v);
+        let failsafe_composed = composes_failsafe(s, v);
         if composed {
+            let mut argv = vec![
+                exe("fieldproof_bridge", "bundle_container")?,
+                "--bundle".into(),
+                bundle.display().to_string(),
+            ];
+            let mut ready: Vec<String> = adapters.iter().map(|n| fqn(v, &n.name)).collect();
+            if failsafe_composed {
+                argv.extend([
+                    "--failsafe".into(),
+                    failsafe_params_file(p.dir, &v.name).display().to_string(),
+                ]);
+                ready.push(fqn(v, "link_monitor"));
+            }
+            argv.extend([
+                "--ros-args".into(),
+                "-r".into(),
+                ns_arg(v),
+                "-p".into(),
+                "use_sim_time:=true".into(),
+            ]);
             out.push(ProcSpec {
                 name: format!("{}/{BUNDLE_CONTAINER}", v.name),
                 vehicle: Some(v.name.clone()),
                 node: None,
                 stack: false,
                 netns: netns.clone(),
-                argv: vec![
-                    exe("fieldproof_bridge", "bundle_container")?,
-                    "--bundle".into(),
-                    bundle.display().to_string(),
-                    "--ros-args".into(),
-                    "-r".into(),
-                    ns_arg(v),
-                    "-p".into(),
-                    "use_sim_time:=true".into(),
-                ],
+                argv,
                 env: onboard_env.clone(),
-                ready: Ready::Nodes(adapters.iter().map(|n| fqn(v, &n.name)).collect()),
+                ready: Ready::Nodes(ready),
                 realtime_thread: None,
             });
         }
@@ -361,15 +417,7 @@ pub fn plan(
             });
         }
         let cmd_topic = &v.stack_cmd_vel;
-        if let Some(link) = v
-            .manifest
-            .runtime
-            .as_ref()
-            .and_then(|r| r.link.as_ref())
-            .filter(|_| v.failsafe)
-        {
-            // Every setting of the failsafe is passed as a declared parameter, so what
-            // `ros2 param get` reports is what runs.
+        if let Some(parameters) = failsafe_parameters(v).filter(|_| !failsafe_composed) {
             let mut argv = vec![
                 exe("fieldproof_link", "link_monitor")?,
                 "--ros-args".into(),
@@ -378,11 +426,7 @@ pub fn plan(
                 "-p".into(),
                 "use_sim_time:=true".into(),
             ];
-            argv.extend(parameter_args(&bringup::failsafe_parameters(
-                link,
-                cmd_topic,
-                &v.manifest.drive.command.ros_topic,
-            )));
+            argv.extend(parameter_args(&parameters));
             out.push(ProcSpec {
                 name: format!("{}/link_monitor", v.name),
                 vehicle: Some(v.name.clone()),
@@ -582,6 +626,11 @@ mod tests {
         assert!(!names.contains(&"ugv1/imu_adapter"), "{names:?}");
         let bridge = p.iter().find(|x| x.name == "ugv1/bridge").unwrap();
         assert_eq!(bridge.argv[1..3], ["--bundle", "/runs/x/bundles/ugv1"]);
+        // The failsafe is one more node of that process, its parameters in a file.
+        assert_eq!(
+            bridge.argv[3..5],
+            ["--failsafe", "/runs/x/bundles/ugv1.failsafe.yaml"]
+        );
         assert!(bridge.argv.ends_with(
             &[
                 "--ros-args",
@@ -606,8 +655,11 @@ mod tests {
                 .iter()
                 .filter(|n| !n.kind.gz_only())
                 .count()
+                + 1,
+            "the adapters and the failsafe"
         );
-        assert!(names.contains(&"ugv1/link_monitor"));
+        assert!(adapters.contains(&"/ugv1/link_monitor".to_string()));
+        assert!(!names.contains(&"ugv1/link_monitor"), "{names:?}");
         assert!(names.contains(&"ugv1/goal_driver"));
         assert_eq!(*names.last().unwrap(), "ground_station");
         let sim = &p[0].argv;
@@ -618,21 +670,21 @@ mod tests {
             .any(|a| a.starts_with("ns=ugv1,manifest=") && a.ends_with(",spawn=spawn_dock")));
         // The scenario sets no clock rate: the runner's default, not every step.
         assert_clock_rate(sim, "200.0");
-        let lm = p.iter().find(|x| x.name == "ugv1/link_monitor").unwrap();
-        assert!(lm.argv.contains(&"input:=cmd_vel_nav".to_string()));
-        assert!(lm.argv.contains(&"output:=cmd_vel".to_string()));
-        assert!(lm.argv.contains(&"timeout_s:=2.0".to_string()));
-        // The manifest's loss action and heartbeat QoS reach the failsafe as parameters.
+        // What the failsafe's file gives it: the manifest's loss action and heartbeat QoS,
+        // between the stack's topic and the base's.
+        let failsafe: Vec<String> = parameter_args(&failsafe_parameters(&s.vehicles[0]).unwrap());
         for arg in [
+            "input:=cmd_vel_nav",
+            "output:=cmd_vel",
+            "timeout_s:=2.0",
             "loss_action:=stop",
             "heartbeat_topic:=gcs/heartbeat",
             "heartbeat_qos_reliability:=best_effort",
             "heartbeat_qos_durability:=volatile",
             "heartbeat_qos_depth:=1",
         ] {
-            assert!(lm.argv.contains(&arg.to_string()), "{arg} in {:?}", lm.argv);
+            assert!(failsafe.contains(&arg.to_string()), "{arg} in {failsafe:?}");
         }
-        assert_eq!(lm.netns.as_deref(), Some("fp-r1-v-ugv1"));
         let gd = p.iter().find(|x| x.name == "ugv1/goal_driver").unwrap();
         assert!(gd.argv.contains(&"output:=cmd_vel_nav".to_string()));
         let gs = p.last().unwrap();
@@ -685,18 +737,46 @@ mod tests {
             node: "goal_driver".into(),
             signal: "TERM".into(),
         };
-        kills_the_stack.timeline.push(kill);
-        for (scenario, composed) in [
-            (&example, true),
-            (&separate, false),
-            (&kills_an_adapter, false),
-            (&kills_the_stack, true),
+        kills_the_stack.timeline.push(kill.clone());
+        let mut kills_the_failsafe = example.clone();
+        kill.action = Action::ProcessKill {
+            node: "link_monitor".into(),
+            signal: "KILL".into(),
+        };
+        kills_the_failsafe.timeline.push(kill);
+        for (scenario, composed, failsafe_composed) in [
+            (&example, true, true),
+            (&separate, false, false),
+            (&kills_an_adapter, false, false),
+            (&kills_the_stack, true, true),
+            (&kills_the_failsafe, true, false),
         ] {
             assert_eq!(composes_bundle(scenario, &scenario.vehicles[0]), composed);
+            assert_eq!(
+                composes_failsafe(scenario, &scenario.vehicles[0]),
+                failsafe_composed
+            );
             let p = plan(scenario, &input, &fake_exes(bin.path())).unwrap();
             let names: Vec<&str> = p.iter().map(|x| x.name.as_str()).collect();
             assert_eq!(names.contains(&"ugv1/bridge"), composed, "{names:?}");
             assert_eq!(names.contains(&"ugv1/imu_adapter"), !composed, "{names:?}");
+            assert_eq!(
+                names.contains(&"ugv1/link_monitor"),
+                !failsafe_composed,
+                "{names:?}"
+            );
+            if !failsafe_composed {
+                // A process of its own, every setting on its command line.
+                let lm = p.iter().find(|x| x.name == "ugv1/link_monitor").unwrap();
+                for arg in ["input:=cmd_vel_nav", "output:=cmd_vel", "loss_action:=stop"] {
+                    assert!(lm.argv.contains(&arg.to_string()), "{arg} in {:?}", lm.argv);
+                }
+                assert_eq!(lm.ready, Ready::Node("/ugv1/link_monitor".into()));
+                if composed {
+                    let bridge = p.iter().find(|x| x.name == "ugv1/bridge").unwrap();
+                    assert!(!bridge.argv.contains(&"--failsafe".to_string()));
+                }
+            }
             if !composed {
                 let imu = p.iter().find(|x| x.name == "ugv1/imu_adapter").unwrap();
                 assert!(imu
@@ -737,6 +817,9 @@ mod tests {
                 assert!(proc.env.iter().any(|(k, _)| k == EVIDENCE_DIR_ENV));
             }
         }
+        // The failsafe on the radio is a process apart from the composed adapters.
+        assert!(!composes_failsafe(&s, &s.vehicles[0]));
+        assert!(p.iter().any(|x| x.name == "ugv1/link_monitor"));
         // The composed bridge adapters and the stack.
         let bound: Vec<&str> = p
             .iter()

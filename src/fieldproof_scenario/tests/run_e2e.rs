@@ -480,10 +480,10 @@ fn two_vehicles_behind_their_own_links() {
         fieldproof_link::netns::world_ns(id)
     );
     for v in ["ugv1", "ugv2"] {
-        assert_eq!(
-            process(&record, &format!("{v}/link_monitor"))["netns"],
-            fieldproof_link::netns::vehicle_ns(id, v)
-        );
+        // The bridge adapters and the failsafe, one process.
+        let bridge = process(&record, &format!("{v}/bridge"));
+        assert_eq!(bridge["netns"], fieldproof_link::netns::vehicle_ns(id, v));
+        assert!(strings(&bridge["command"]).contains(&"--failsafe"));
         // The runner, in the world namespace, hears the ground station's heartbeats too.
         let topic = format!("/{v}/gcs/heartbeat");
         assert!(
@@ -594,12 +594,13 @@ fn a_vehicle_without_its_failsafe_fails_naming_the_assertions() {
             summary.reasons
         );
     }
-    // No failsafe ran: the stack drove the base directly.
+    // No failsafe ran, alone or composed: the stack drove the base directly.
     assert!(record["processes"]
         .as_array()
         .unwrap()
         .iter()
         .all(|p| p["name"] != "ugv1/link_monitor"));
+    assert!(!strings(&process(&record, "ugv1/bridge")["command"]).contains(&"--failsafe"));
     let driver = &process(&record, "ugv1/goal_driver")["command"];
     assert!(driver
         .as_array()
@@ -1138,9 +1139,9 @@ fn the_stack_runs_unprivileged_and_cannot_change_its_link() {
         });
     for node in [
         "fieldproof_sim",
-        // the vehicle's bridge adapters, composed
+        // the vehicle's bridge adapters and its failsafe, composed
         "bundle_container",
-        "link_monitor",
+        "--failsafe",
         "goal_driver",
         "ground_station",
     ] {
@@ -1245,16 +1246,27 @@ fn each_vehicle_gets_its_own_heartbeat_under_its_namespace() {
         ("ugv1", "alpha", "gcs/heartbeat", "best_effort", "1", "2.0"),
         ("ugv2", "bravo", "radio/beat", "reliable", "5", "2.5"),
     ] {
-        let argv = strings(&process(&record, &format!("{v}/link_monitor"))["command"]);
-        for arg in [
-            format!("__ns:=/{ns}"),
-            format!("heartbeat_topic:={topic}"),
-            format!("heartbeat_qos_reliability:={reliability}"),
-            format!("heartbeat_qos_depth:={depth}"),
-            format!("timeout_s:={timeout}"),
-        ] {
-            assert!(argv.contains(&arg.as_str()), "{v}: {arg} not in {argv:?}");
-        }
+        // Composed with the vehicle's bridge adapters: its parameters in the file the
+        // container is given.
+        let argv = strings(&process(&record, &format!("{v}/bridge"))["command"]);
+        assert!(argv.contains(&format!("__ns:=/{ns}").as_str()), "{argv:?}");
+        let file = argv
+            .iter()
+            .position(|a| *a == "--failsafe")
+            .map(|i| argv[i + 1])
+            .unwrap_or_else(|| panic!("{v}: no --failsafe in {argv:?}"));
+        let params: serde_yaml::Value =
+            serde_yaml::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
+        let params = &params["/**"]["ros__parameters"];
+        let text = |key: &str| match &params[key] {
+            serde_yaml::Value::String(text) => text.clone(),
+            serde_yaml::Value::Number(n) => format!("{:?}", n.as_f64().unwrap()),
+            other => panic!("{v}: {key} = {other:?}"),
+        };
+        assert_eq!(text("heartbeat_topic"), topic, "{v}");
+        assert_eq!(text("heartbeat_qos_reliability"), reliability, "{v}");
+        assert_eq!(text("heartbeat_qos_depth"), format!("{depth}.0"), "{v}");
+        assert_eq!(text("timeout_s"), timeout, "{v}");
     }
     let mut per_vehicle = std::collections::BTreeMap::<&str, usize>::new();
     for p in record["processes"].as_array().unwrap() {
@@ -1268,21 +1280,17 @@ fn each_vehicle_gets_its_own_heartbeat_under_its_namespace() {
             *per_vehicle.entry(v).or_default() += 1;
         }
     }
-    // Each vehicle's bridge adapters (one container), the failsafe of the two with one.
+    // Each vehicle's bridge adapters and failsafe (where it has one): one container.
     assert_eq!(
         per_vehicle,
-        [("ugv1", 2), ("ugv2", 2), ("ugv3", 1)].into(),
+        [("ugv1", 1), ("ugv2", 1), ("ugv3", 1)].into(),
         "{:#?}",
         record["processes"]
     );
     for v in ["ugv1", "ugv2", "ugv3"] {
         process(&record, &format!("{v}/bridge"));
     }
-    assert!(record["processes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .all(|p| p["name"] != "ugv3/link_monitor"));
+    assert!(!strings(&process(&record, "ugv3/bridge")["command"]).contains(&"--failsafe"));
 
     // Every link shaped and measured, the third's too (its own profile); each drop as a
     // period of its own.

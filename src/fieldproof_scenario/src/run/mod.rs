@@ -32,6 +32,7 @@ mod timeline;
 use std::path::PathBuf;
 use std::sync::Mutex;
 
+use fieldproof_link::bringup;
 use fieldproof_link::shaper::unix_now;
 use indicatif::{ProgressBar, ProgressStyle};
 
@@ -216,6 +217,15 @@ fn prepare(
                 Some(dir),
                 format!("vehicles {}: bridge_gen: {e}", v.name),
             ));
+        }
+        // A failsafe composed into the bridge's container reads its parameters from a file.
+        if let Some(parameters) =
+            plan::failsafe_parameters(v).filter(|_| plan::composes_failsafe(s, v))
+        {
+            let file = plan::failsafe_params_file(&dir, &v.name);
+            if let Err(e) = std::fs::write(&file, bringup::parameters_file(&parameters)) {
+                return Err(could_not_run(Some(dir), format!("{}: {e}", file.display())));
+            }
         }
     }
     if let Some(user) = &user {
