@@ -28,7 +28,8 @@ struct Cli {
     /// A bundle written by bridge_gen (or bridge_bundle): its bridge.yaml and params.yaml.
     #[arg(long)]
     bundle: PathBuf,
-    /// Also run the vehicle's failsafe (link_monitor) here, with this ROS 2 parameters file.
+    /// Also run the vehicle's failsafe (link_monitor) here, with this ROS 2 parameters file
+    /// (empty, as a launch file passes no file: none).
     #[arg(long, value_name = "PARAMS")]
     failsafe: Option<PathBuf>,
 }
@@ -67,7 +68,7 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    if let Some(params) = &cli.failsafe {
+    if let Some(params) = cli.failsafe.as_ref().filter(|p| !p.as_os_str().is_empty()) {
         if !params.is_file() {
             eprintln!(
                 "bundle_container: error: --failsafe {}: no such file",

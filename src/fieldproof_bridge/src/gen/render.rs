@@ -381,7 +381,10 @@ impl Bundle {
         let mut container = Mapping::new();
         container.insert("pkg".into(), "fieldproof_bridge".into());
         container.insert("exec".into(), "bundle_container".into());
-        container.insert("args".into(), "--bundle $(dirname)".into());
+        container.insert(
+            "args".into(),
+            "--bundle $(dirname) --failsafe=$(var failsafe_params)".into(),
+        );
         container.insert(
             "param".into(),
             Value::Sequence(vec![map([
@@ -431,11 +434,25 @@ impl Bundle {
                         ),
                     ]),
                 )]),
+                map([(
+                    "arg",
+                    map([
+                        ("name", "failsafe_params".into()),
+                        ("default", "".into()),
+                        (
+                            "description",
+                            "with container:=true, the vehicle's failsafe (link_monitor) as one \
+                             more node of the container, with this parameters file (link_params \
+                             failsafe writes it); empty: none"
+                                .into(),
+                        ),
+                    ]),
+                )]),
                 map([("group", Value::Sequence(children))]),
             ]),
         )]);
         let header = format!(
-            "{}# ros2 launch {}/bridge.launch.yaml [gz:=false] [use_sim_time:=false] [container:=true]\n",
+            "{}# ros2 launch {}/bridge.launch.yaml [gz:=false] [use_sim_time:=false] [container:=true [failsafe_params:=FILE]]\n",
             self.header("The bundle's launch file"),
             self.dir.display()
         );

@@ -1084,7 +1084,9 @@ fn launch_file_gates_the_gz_side_and_renders_the_description() {
     assert_eq!(launch[1]["arg"]["name"], "container");
     assert_eq!(launch[1]["arg"]["default"], "false");
     assert_eq!(launch[2]["arg"]["name"], "use_sim_time");
-    let group = launch[3]["group"].as_sequence().unwrap();
+    assert_eq!(launch[3]["arg"]["name"], "failsafe_params");
+    assert_eq!(launch[3]["arg"]["default"], "");
+    let group = launch[4]["group"].as_sequence().unwrap();
     assert_eq!(group[0]["push_ros_namespace"]["namespace"], "ugv1");
     // Last, the container that composes the adapters with container:=true; it has no name
     // of its own (each node keeps its name).
@@ -1093,7 +1095,10 @@ fn launch_file_gates_the_gz_side_and_renders_the_description() {
         (container["pkg"].as_str(), container["exec"].as_str()),
         (Some("fieldproof_bridge"), Some("bundle_container"))
     );
-    assert_eq!(container["args"], "--bundle $(dirname)");
+    assert_eq!(
+        container["args"],
+        "--bundle $(dirname) --failsafe=$(var failsafe_params)"
+    );
     assert_eq!(container["if"], "$(var container)");
     assert!(container.get("name").is_none());
     let nodes: Vec<&Value> = group[1..group.len() - 1]
