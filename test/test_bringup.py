@@ -73,6 +73,25 @@ def test_a_vehicle_takes_its_failsafe_from_its_manifest():
         assert cmd[:7] == [LINK_NET, "exec", "--run-id", "", "--in", "ugv5", "--"], (label, cmd)
 
 
+def test_with_container_the_failsafe_is_a_node_of_the_bridges_process():
+    procs = launch_print(VEHICLE, f"manifest:={NAV2}", "namespace:=ugv5", "gz:=false", "container:=true")
+    # No process per adapter nor for the failsafe: one container holds them all.
+    assert not [label for label in procs if label.startswith(("link_monitor", "imu_adapter", "command_relay"))], procs
+    container = procs["bundle_container-1"]
+    failsafe = [arg for arg in container if arg.startswith("--failsafe=")]
+    assert len(failsafe) == 1, container
+    path = failsafe[0].removeprefix("--failsafe=")
+    params = yaml.safe_load(pathlib.Path(path).read_text())["/**"]["ros__parameters"]
+    assert params["input"] == "cmd_vel_nav" and params["output"] == manifest(REF)["drive"]["command"]["ros_topic"]
+    assert params["heartbeat_topic"] == manifest(NAV2)["runtime"]["link"]["heartbeat"]["topic"]
+    # The stack stays a process of its own, upstream of the failsafe.
+    assert "output:=cmd_vel_nav" in procs["goal_driver-1"]
+    # Without a failsafe the container is given none.
+    procs = launch_print(VEHICLE, f"manifest:={REF}", "namespace:=ugv6", "gz:=false", "container:=true",
+                         "failsafe:=false")
+    assert "--failsafe=" in procs["bundle_container-1"], procs
+
+
 def test_a_vehicle_without_a_failsafe_drives_its_base():
     procs = launch_print(VEHICLE, f"manifest:={REF}", "failsafe:=false", "gz:=false", "namespace:=ugv6")
     assert not [label for label in procs if label.startswith("link_monitor")]
