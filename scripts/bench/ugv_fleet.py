@@ -9,7 +9,8 @@ still, report the link back within 25 s of the restore, and the vehicle must rea
 no collision, every link period as its profile says. The eight-vehicle file is shipped:
 
     .venv/bin/python scripts/bench/ugv_fleet.py scenario 8 > config/scenarios/ugv_fleet8_link_loss.yaml
-    scripts/netns-run .venv/bin/python scripts/bench/ugv_fleet.py bench 1 2 4 8 [--rtf 1.0] [--separate] \
+    scripts/netns-run .venv/bin/python scripts/bench/ugv_fleet.py bench 1 2 4 8 [--rtf 1.0] \
+        [--separate | --failsafe-apart] \
         [--json results.json] [--plot docs/images/ugv_fleet_scale.svg]
 
 `bench` runs `fieldproof run` for each count (the colcon install tree must be built:
@@ -17,8 +18,9 @@ scripts/build) and prints, per count: the verdict and the failed assertions, the
 factor the timeline achieved, the machine's busy cores during the timeline (from /proc/stat),
 the run's CPU and peak memory (run.json's resources), the bring-up time and the mean wait for a
 CPU per wake-up of the run's threads (run.json's host: the starvation bound). Each vehicle's
-bridge adapters run composed in one process, as the runner does by default; `--separate` runs
-them as a process each (`compose_bundles: false`), to compare. Nothing else should run on the
+bridge adapters and its failsafe run composed in one process, as the runner does by default;
+`--separate` runs them as a process each (`compose_bundles: false`), `--failsafe-apart` only the
+failsafe (`compose_failsafe: false`), to compare. Nothing else should run on the
 machine meanwhile. `--json` writes the figures, `--plot` draws CPU and memory against the
 count as SVG (matplotlib: `.venv/bin/pip install -r scripts/bench/requirements.txt`).
 """
@@ -139,14 +141,17 @@ class BusyCores:
         return (busy1 - busy0) / (total1 - total0) * os.cpu_count()
 
 
-def bench_one(vehicles: int, rtf: float, out: pathlib.Path, separate: bool = False) -> dict:
-    """Runs the scenario for `vehicles` UGVs (adapters a process each if `separate`); what it
-    measured."""
+def bench_one(vehicles: int, rtf: float, out: pathlib.Path, separate: bool = False,
+              failsafe_apart: bool = False) -> dict:
+    """Runs the scenario for `vehicles` UGVs (adapters and failsafe a process each if
+    `separate`, the failsafe alone if `failsafe_apart`); what it measured."""
     out.mkdir(parents=True, exist_ok=True)
     path = out / f"ugv_fleet{vehicles}_link_loss.yaml"
     text = scenario(vehicles, base=str(ROOT))
     if separate:
         text += "compose_bundles: false\n"
+    if failsafe_apart:
+        text += "compose_failsafe: false\n"
     path.write_text(text)
     fieldproof = str(INSTALL / "fieldproof_tools/lib/fieldproof_tools/fieldproof")
     run_dir = out / "run"
@@ -234,6 +239,8 @@ def main() -> None:
     run.add_argument("--out", type=pathlib.Path, default=ROOT / "runs" / "bench-ugv-fleet")
     run.add_argument("--separate", action="store_true",
                      help="each bridge adapter its own process (compose_bundles: false)")
+    run.add_argument("--failsafe-apart", action="store_true",
+                     help="adapters composed, the failsafe its own process (compose_failsafe: false)")
     run.add_argument("--json", type=pathlib.Path, help="write the figures to this file")
     run.add_argument("--plot", type=pathlib.Path, help="draw CPU and memory per count to this SVG")
     args = parser.parse_args()
@@ -245,17 +252,21 @@ def main() -> None:
         return
     if os.environ.get("FIELDPROOF_IN_NETNS") != "1":
         sys.exit("run inside a private network namespace: scripts/netns-run ...")
+    if args.separate and args.failsafe_apart:
+        sys.exit("ugv_fleet.py: --separate already runs the failsafe apart; give one of them")
+    layout = ("adapters and failsafe a process each" if args.separate else
+              "adapters composed, failsafe its own process" if args.failsafe_apart else
+              "adapters and failsafe composed, one process per vehicle")
     for count in args.counts:
         if not 1 <= count <= LANES:
             sys.exit(f"ugv_fleet.py: counts: {count} is not between 1 and {LANES}")
     print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f}; "
-          f"real-time factor asked {args.rtf}; bridge adapters "
-          f"{'a process each' if args.separate else 'composed, one process per vehicle'}")
+          f"real-time factor asked {args.rtf}; {layout}")
     print(f"{'UGVs':>4}  {'verdict':<12} {'achieved RTF':>12} {'busy cores':>10} {'run cores':>9} "
           f"{'peak RSS':>9} {'bring-up':>8} {'wake-up delay':>13}  failed assertions")
     results = []
     for count in args.counts:
-        r = bench_one(count, args.rtf, args.out / str(count), args.separate)
+        r = bench_one(count, args.rtf, args.out / str(count), args.separate, args.failsafe_apart)
         results.append(r)
         print(f"{count:>4}  {r['status']:<12} {fmt(r['achieved_rtf'], '{:.3f}'):>12} "
               f"{fmt(r['busy_cores'], '{:.2f}'):>10} {r['run_cores']:>9.2f} "
@@ -270,7 +281,7 @@ def main() -> None:
     if args.plot:
         plot(results, args.plot,
              f"link-loss scenario per UGV, real-time factor {args.rtf}; {os.cpu_count()} cores; "
-             f"adapters {'a process each' if args.separate else 'composed'}")
+             f"{layout}")
         print(f"plot: {args.plot}")
 
 

@@ -229,10 +229,10 @@ pub fn composes_bundle(s: &Scenario, v: &Vehicle) -> bool {
 
 /// Whether vehicle `v`'s failsafe (`link_monitor`) is a node of its bridge container
 /// rather than a process of its own: when the adapters are composed ([`composes_bundle`]),
-/// the vehicle has a failsafe, the timeline kills no `link_monitor` (a signal reaches a
-/// process), and the failsafe's DDS is not bound apart from the adapters' (`network:
-/// dds_over_radio: failsafe`, where only the failsafe is on the radio: one participant has
-/// one binding).
+/// the vehicle has a failsafe, the scenario does not say `compose_failsafe: false`, the
+/// timeline kills no `link_monitor` (a signal reaches a process), and the failsafe's DDS is
+/// not bound apart from the adapters' (`network: dds_over_radio: failsafe`, where only the
+/// failsafe is on the radio: one participant has one binding).
 pub fn composes_failsafe(s: &Scenario, v: &Vehicle) -> bool {
     let kills_the_failsafe = s.timeline.iter().any(|e| {
         e.vehicle.as_deref() == Some(v.name.as_str())
@@ -243,6 +243,7 @@ pub fn composes_failsafe(s: &Scenario, v: &Vehicle) -> bool {
         .as_ref()
         .is_some_and(|n| n.section.dds_over_radio == DdsOverRadio::Failsafe);
     composes_bundle(s, v)
+        && s.raw.compose_failsafe.unwrap_or(true)
         && failsafe_parameters(v).is_some()
         && !kills_the_failsafe
         && !failsafe_on_its_own_binding
@@ -738,6 +739,8 @@ mod tests {
             signal: "TERM".into(),
         };
         kills_the_stack.timeline.push(kill.clone());
+        let mut failsafe_apart = example.clone();
+        failsafe_apart.raw.compose_failsafe = Some(false);
         let mut kills_the_failsafe = example.clone();
         kill.action = Action::ProcessKill {
             node: "link_monitor".into(),
@@ -750,6 +753,7 @@ mod tests {
             (&kills_an_adapter, false, false),
             (&kills_the_stack, true, true),
             (&kills_the_failsafe, true, false),
+            (&failsafe_apart, true, false),
         ] {
             assert_eq!(composes_bundle(scenario, &scenario.vehicles[0]), composed);
             assert_eq!(

@@ -208,6 +208,7 @@ pub fn parse_raw(file: &Path, text: &str) -> Result<RawScenario, ScenarioError> 
         duration_s: doc.duration_s,
         clock_rate_hz: doc.clock_rate_hz,
         compose_bundles: doc.compose_bundles,
+        compose_failsafe: doc.compose_failsafe,
         vehicles: doc.vehicles,
         network: doc.network,
         timeline,

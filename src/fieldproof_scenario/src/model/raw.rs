@@ -49,6 +49,11 @@ pub struct RawScenario<Entry = RawEntry, Check = RawAssertion> {
     /// `process.kill` signals runs its adapters apart, so the signal reaches that one node.
     #[serde(default)]
     pub compose_bundles: Option<bool>,
+    /// Run each vehicle's failsafe (`link_monitor`) as one more node of its bridge's
+    /// container (default true, where the adapters are composed); false: a process of its
+    /// own, so an error that ends the container cannot take the failsafe with it.
+    #[serde(default)]
+    pub compose_failsafe: Option<bool>,
     /// The vehicles.
     pub vehicles: Vec<RawVehicle>,
     /// Radio links (spec: Radio links); without it the vehicles share one unshaped network.

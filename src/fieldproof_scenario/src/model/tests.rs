@@ -1157,6 +1157,9 @@ fn bundles_are_composed_unless_the_scenario_says_no() {
         .unwrap_err()
         .to_string();
     assert!(e.contains("compose_bundles"), "{e}");
+    assert_eq!(load_text("").unwrap().raw.compose_failsafe, None);
+    let s = load_text("compose_failsafe: false\n").unwrap();
+    assert_eq!(s.raw.compose_failsafe, Some(false));
 }
 
 #[test]
