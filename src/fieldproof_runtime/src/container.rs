@@ -201,6 +201,10 @@ pub(crate) fn run_all(nodes: Vec<Composable<'_>>, to_completion: bool) -> Result
     outcome
 }
 
+/// Makes a node's [`Component`] (its declarations and body, not yet resolved): what a
+/// package's table of composable nodes holds, by executable name.
+pub type ComponentFactory = fn() -> Component;
+
 /// A kind of node as its binary defines it (declarations and body), which runs alone
 /// ([`Self::main`]: what the node's binary does) or resolved into a [`Composable`] among
 /// others in a container ([`Self::resolve`]).

@@ -17,8 +17,7 @@ pub mod navsat_adapter;
 pub mod relay;
 pub mod throttle;
 
-/// Makes a node's [`Component`] (its declarations and body, not yet resolved).
-pub type ComponentFactory = fn() -> Component;
+pub use fieldproof_runtime::container::ComponentFactory;
 
 /// Every node of the package by executable name: the table `bundle_container` composes from.
 pub const COMPONENTS: [(&str, ComponentFactory); 6] = [
