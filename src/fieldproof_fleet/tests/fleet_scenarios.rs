@@ -142,7 +142,7 @@ fn a_station_granting_without_its_book_fails_the_leases_assertion() {
     // once): 20 s of simulation show it, and how well the quads fly does not matter, so at
     // twice the nominal scenario's real-time factor.
     let mut unchecked = unchecked;
-    for (key, value) in [("duration_s:", "20s"), ("real_time_factor:", "0.5")] {
+    for (key, value) in [("duration_s:", "20s"), ("real_time_factor:", "1.0")] {
         let line = unchecked
             .lines()
             .find(|line| line.starts_with(key))
