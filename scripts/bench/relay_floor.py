@@ -16,7 +16,6 @@ bench, inside a private network namespace:
 """
 
 import argparse
-import os
 import pathlib
 import socket
 import statistics
@@ -27,13 +26,9 @@ import tempfile
 import time
 
 HERE = pathlib.Path(__file__).resolve().parent
-TICK = os.sysconf("SC_CLK_TCK")
+sys.path.insert(0, str(HERE))
+from bundle_cost import cpu_seconds  # noqa: E402  (one reading of /proc/<pid>/stat for the benches)
 LAYOUTS = {0: "one thread, no hand-off", 1: "one hand-off", 2: "two hand-offs (rustdds's path)"}
-
-
-def cpu_seconds(pid: int) -> float:
-    fields = pathlib.Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / TICK
 
 
 def paced_round_trips(port_in: int, port_out: int, rate: float, seconds: float, size: int):
